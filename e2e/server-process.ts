@@ -1,0 +1,69 @@
+// Starts the compiled binary the way a user would: a fresh data directory, a kernel-picked
+// port (--port 0, so no probe-then-bind race), and the URL read from its start-up line.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const BINARY = resolve(import.meta.dirname, "..", process.env.URSA_BINARY ?? "dist/ursa");
+
+export interface UrsaProcess {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  log(): string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit: no chance to flush anything. */
+  kill(): Promise<void>;
+  /** Remove the data directory (after stop or kill). */
+  cleanup(): void;
+}
+
+export interface StartOptions {
+  /** Reuse a data directory, e.g. to restart over the same files. */
+  dataDir?: string;
+  args?: string[];
+}
+
+export async function startUrsa(options: StartOptions = {}): Promise<UrsaProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "ursa-e2e-"));
+  const child = spawn(
+    BINARY,
+    ["--port", "0", "--data", dataDir, "--long-poll-timeout-ms", "500", ...(options.args ?? [])],
+    { cwd: dataDir, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let log = "";
+  child.stderr!.on("data", (d) => (log += d));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`ursa did not start in 10 s:\n${log}`)), 10_000);
+    child.stdout!.on("data", (d) => {
+      log += d;
+      const m = /listening (http:\/\/\S+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`ursa exited early (${code}):\n${log}`)));
+    child.once("error", reject);
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return {
+    url,
+    dataDir,
+    child,
+    log: () => log,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+    cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
