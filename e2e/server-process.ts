@@ -7,6 +7,10 @@ import { join, resolve } from "node:path";
 
 export const BINARY = resolve(import.meta.dirname, "..", process.env.URSA_BINARY ?? "dist/ursa");
 
+/** What every started binary gets as --long-poll-timeout-ms; the conformance suite sizes its
+ * long-poll test budgets from the same number, so both must come from here. */
+export const LONG_POLL_TIMEOUT_MS = 500;
+
 export interface UrsaProcess {
   url: string;
   dataDir: string;
@@ -30,7 +34,7 @@ export async function startUrsa(options: StartOptions = {}): Promise<UrsaProcess
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "ursa-e2e-"));
   const child = spawn(
     BINARY,
-    ["--port", "0", "--data", dataDir, "--long-poll-timeout-ms", "500", ...(options.args ?? [])],
+    ["--port", "0", "--data", dataDir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS), ...(options.args ?? [])],
     { cwd: dataDir, stdio: ["ignore", "pipe", "pipe"] },
   );
   let log = "";

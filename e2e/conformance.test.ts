@@ -1,0 +1,31 @@
+// The official Durable Streams conformance suite (338 tests, 6 of them opt-in subscription
+// tests that stay skipped) against a freshly started compiled binary.
+// Its CLI is broken as published (conformance.md §2.2); calling it from our own vitest file works.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runConformanceTests } from "@durable-streams/server-conformance-tests";
+import { LONG_POLL_TIMEOUT_MS, startUrsa, type UrsaProcess } from "./server-process.ts";
+
+describe("ursa binary", () => {
+  // The suite reads baseUrl lazily, so the object can be filled in once the port is known.
+  const config = { baseUrl: "", longPollTimeoutMs: LONG_POLL_TIMEOUT_MS };
+  let ursa: UrsaProcess | undefined;
+
+  beforeAll(async () => {
+    ursa = await startUrsa();
+    config.baseUrl = ursa.url;
+  });
+
+  afterAll(async () => {
+    await ursa?.stop();
+    ursa?.cleanup();
+  });
+
+  runConformanceTests(config);
+
+  // Registered last, so it runs after the suite: a server that crashed half-way would otherwise
+  // show up only as a wall of connection errors, and one that hangs on SIGTERM not at all.
+  test("the binary survived the suite and exits 0 on SIGTERM", async () => {
+    expect(ursa!.child.exitCode, ursa!.log()).toBeNull();
+    expect(await ursa!.stop(), ursa!.log()).toBe(0);
+  });
+});

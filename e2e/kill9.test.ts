@@ -1,0 +1,176 @@
+// Crash consistency: concurrent writers, kill -9 while requests are in flight, restart over the
+// same files. The server may lose a write it never acknowledged, but never one it did; it may
+// never apply a write twice; and a multi-message JSON commit is all-or-nothing and contiguous.
+// Two streams (one per URL surface) share the storm so that a group commit spans streams.
+import { afterAll, expect, test } from "vitest";
+import { startUrsa, type UrsaProcess } from "./server-process.ts";
+
+const WRITERS = 8;
+const COMMITS_PER_WRITER = 300;
+/** Kill once this many commits were acknowledged: well into the run, with every writer still busy. */
+const KILL_AFTER_ACKS = Math.floor((WRITERS * COMMITS_PER_WRITER) * 0.4);
+
+interface Msg {
+  w: number; // writer
+  c: number; // commit number within the writer
+  i: number; // index within the commit
+  k: number; // messages in the commit
+  pad: string;
+}
+
+const key = (w: number, c: number) => `${w}:${c}`;
+/** 1–3 messages per commit, varied but reproducible. */
+const sizeOf = (w: number, c: number) => 1 + ((w * 7 + c * 13) % 3);
+
+let first: UrsaProcess | undefined;
+let second: UrsaProcess | undefined;
+
+afterAll(async () => {
+  await first?.kill();
+  await second?.stop();
+  (second ?? first)?.cleanup();
+});
+
+/** Catch-up read of a whole JSON stream, following Stream-Next-Offset until Stream-Up-To-Date. */
+async function readAll(url: string): Promise<{ messages: Msg[]; tail: string }> {
+  const messages: Msg[] = [];
+  let offset = "-1";
+  for (let page = 0; page < 10_000; page++) {
+    const res = await fetch(`${url}?offset=${encodeURIComponent(offset)}`);
+    expect(res.status).toBe(200);
+    const batch = (await res.json()) as Msg[];
+    messages.push(...batch);
+    const next = res.headers.get("Stream-Next-Offset");
+    expect(next).toBeTruthy();
+    if (res.headers.get("Stream-Up-To-Date") === "true") return { messages, tail: next! };
+    // A page that neither advances nor ends would loop forever.
+    expect(next).not.toBe(offset);
+    offset = next!;
+  }
+  throw new Error(`${url}: still not up to date after 10000 pages`);
+}
+
+/** Every way the log can be wrong, as readable strings (an empty list means consistent). */
+function audit(messages: Msg[], writers: number[], acked: Set<string>): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const commitsByWriter = new Map<number, number[]>(writers.map((w) => [w, []]));
+  let j = 0;
+  while (j < messages.length) {
+    const m = messages[j]!;
+    if (m.i !== 0) {
+      problems.push(`#${j}: commit ${key(m.w, m.c)} starts at message index ${m.i}, not 0 (split or reordered commit)`);
+      j++;
+      continue;
+    }
+    if (m.k !== sizeOf(m.w, m.c)) problems.push(`#${j}: commit ${key(m.w, m.c)} claims ${m.k} messages, was sent with ${sizeOf(m.w, m.c)}`);
+    for (let t = 1; t < m.k; t++) {
+      const n = messages[j + t];
+      if (!n || n.w !== m.w || n.c !== m.c || n.i !== t)
+        problems.push(`#${j + t}: commit ${key(m.w, m.c)} is split: expected its message ${t}, got ${JSON.stringify(n ?? null)}`);
+    }
+    const k = key(m.w, m.c);
+    if (seen.has(k)) problems.push(`#${j}: commit ${k} appears twice`);
+    seen.add(k);
+    const list = commitsByWriter.get(m.w);
+    if (list) list.push(m.c);
+    else problems.push(`#${j}: message from writer ${m.w}, which never wrote to this stream`);
+    j += Math.max(1, m.k);
+  }
+
+  for (const [w, commits] of commitsByWriter) {
+    // Each writer waits for one commit before sending the next, so what survived must be
+    // exactly commits 0..n-1 in order; at most the last one may lack an acknowledgement
+    // (it was in flight at the kill), and every acknowledged one must be there.
+    commits.forEach((c, idx) => {
+      if (c !== idx) problems.push(`writer ${w}: commit #${idx} in the log is ${c} (gap, reorder or duplicate)`);
+    });
+    const unacked = commits.filter((c) => !acked.has(key(w, c)));
+    if (unacked.length > 1 || (unacked.length === 1 && unacked[0] !== commits.at(-1)))
+      problems.push(`writer ${w}: commits ${unacked.join(",")} are in the log but were never acknowledged`);
+    const present = new Set(commits);
+    for (let c = 0; c < COMMITS_PER_WRITER; c++)
+      if (acked.has(key(w, c)) && !present.has(c)) problems.push(`writer ${w}: acknowledged commit ${c} is missing`);
+  }
+  return problems;
+}
+
+test("kill -9 during concurrent appends loses no acknowledged commit and splits or repeats none", { timeout: 60_000 }, async () => {
+  first = await startUrsa();
+  const tag = Date.now().toString(36);
+  const paths = [`/e2e-test/kill9-${tag}`, `/v1/stream/kill9-${tag}`];
+  for (const p of paths) {
+    const res = await fetch(`${first.url}${p}`, { method: "PUT", headers: { "Content-Type": "application/json" } });
+    expect(res.status).toBe(201);
+  }
+  const pathOf = (w: number) => paths[w % paths.length]!;
+
+  const acked = new Set<string>();
+  const unexpected: string[] = [];
+  let killed: Promise<void> | undefined;
+  let inFlightAtKill = 0;
+  let inFlight = 0;
+
+  async function writer(w: number) {
+    const url = `${first!.url}${pathOf(w)}`;
+    for (let c = 0; c < COMMITS_PER_WRITER; c++) {
+      const k = sizeOf(w, c);
+      const body = JSON.stringify(Array.from({ length: k }, (_, i): Msg => ({ w, c, i, k, pad: `w${w}c${c}i${i}`.padEnd(64, ".") })));
+      inFlight++;
+      let res: Response;
+      try {
+        res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      } catch (e) {
+        inFlight--;
+        if (killed) return; // the connection died with the server: this commit is unacknowledged
+        throw e;
+      }
+      inFlight--;
+      await res.arrayBuffer();
+      if (res.status === 204 || res.status === 200) acked.add(key(w, c));
+      else if (!killed) unexpected.push(`writer ${w} commit ${c}: HTTP ${res.status}`);
+      else return;
+      if (!killed && acked.size >= KILL_AFTER_ACKS) {
+        inFlightAtKill = inFlight;
+        killed = first!.kill();
+      }
+    }
+  }
+
+  await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+  expect(unexpected).toEqual([]);
+  expect(killed, "the writers finished before the kill threshold").toBeDefined();
+  await killed;
+  expect(first.child.signalCode).toBe("SIGKILL");
+  // Otherwise nothing was mid-flight and the test proves much less than it claims.
+  expect(inFlightAtKill).toBeGreaterThan(0);
+  expect(acked.size).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
+  expect(acked.size).toBeLessThan(WRITERS * COMMITS_PER_WRITER);
+
+  second = await startUrsa({ dataDir: first.dataDir });
+  let survivors = 0;
+  for (const p of paths) {
+    const writers = Array.from({ length: WRITERS }, (_, w) => w).filter((w) => pathOf(w) === p);
+    const { messages, tail } = await readAll(`${second.url}${p}`);
+    // The first few problems say enough; thousands of lines would bury them.
+    expect(audit(messages, writers, acked).slice(0, 20), p).toEqual([]);
+    survivors += new Set(messages.map((m) => key(m.w, m.c))).size;
+
+    const head = await fetch(`${second.url}${p}`, { method: "HEAD" });
+    expect(head.headers.get("Stream-Next-Offset")).toBe(tail);
+    // The recovered stream takes new writes at its tail.
+    const more = await fetch(`${second.url}${p}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"after":"restart"}',
+    });
+    expect(more.status).toBe(204);
+    const again = await readAll(`${second.url}${p}`);
+    expect(again.messages.length).toBe(messages.length + 1);
+    expect(again.messages.at(-1)).toEqual({ after: "restart" });
+    expect(again.tail > tail).toBe(true);
+  }
+  // At most one unacknowledged commit per writer can have made it in.
+  expect(survivors).toBeGreaterThanOrEqual(acked.size);
+  expect(survivors).toBeLessThanOrEqual(acked.size + WRITERS);
+});
