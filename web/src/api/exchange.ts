@@ -1,0 +1,73 @@
+// The one function that talks the protocol. It never throws for an HTTP status: a 409 or a
+// 412 is the answer the console exists to show, so it comes back as data like a 200 does.
+// Only a missing response (network failure, abort) is reported, still as data.
+import type { Exchange, ProtocolRequest } from "./types";
+
+let counter = 0;
+export function exchangeId(): string {
+  counter += 1;
+  return `${Date.now().toString(36)}-${counter.toString(36)}`;
+}
+
+export interface SendOptions {
+  origin?: string;
+  signal?: AbortSignal;
+  /** Keep the raw body bytes (binary reads); text is still decoded for display. */
+  keepBytes?: boolean;
+  fetchImpl?: typeof fetch;
+}
+
+export function defaultOrigin(): string {
+  return typeof location !== "undefined" ? location.origin : "http://127.0.0.1:4437";
+}
+
+/** Turn the request object into exactly the fetch call that sends it. */
+export function toFetchInit(req: ProtocolRequest, signal?: AbortSignal): RequestInit {
+  const headers = new Headers();
+  for (const [k, v] of req.headers) headers.append(k, v);
+  const init: RequestInit = { method: req.method, headers, signal, cache: "no-store" };
+  // A Blob without a type keeps fetch from inventing "Content-Type: text/plain" when the
+  // user deliberately sent a body without one (the server must see MISSING_CONTENT_TYPE).
+  if (req.body !== undefined) init.body = new Blob([req.body]);
+  return init;
+}
+
+export async function send(req: ProtocolRequest, opts: SendOptions = {}): Promise<Exchange> {
+  const origin = opts.origin ?? defaultOrigin();
+  const doFetch = opts.fetchImpl ?? fetch;
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const ex: Exchange = { id: exchangeId(), origin, request: req, startedAt, durationMs: 0 };
+  try {
+    const res = await doFetch(origin + req.path, toFetchInit(req, opts.signal));
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const headers: [string, string][] = [];
+    res.headers.forEach((v, k) => headers.push([k, v]));
+    const bodyText = new TextDecoder().decode(bytes);
+    ex.response = { status: res.status, statusText: res.statusText, headers, bodyText };
+    if (opts.keepBytes) ex.response.bodyBytes = bytes;
+    const err = parseErrorBody(bodyText);
+    if (err) {
+      ex.errorCode = err.code;
+      ex.errorMessage = err.message;
+    }
+  } catch (e) {
+    ex.networkError = e instanceof Error ? e.message : String(e);
+  }
+  ex.durationMs = Math.round((performance.now() - t0) * 10) / 10;
+  return ex;
+}
+
+/** `{"error":{"code":"…","message":"…"}}` → its fields; anything else → undefined. */
+export function parseErrorBody(text: string): { code: string; message?: string } | undefined {
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const v = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    if (v && typeof v.error === "object" && v.error && typeof v.error.code === "string") {
+      return { code: v.error.code, message: typeof v.error.message === "string" ? v.error.message : undefined };
+    }
+  } catch {
+    /* not JSON: not an error body */
+  }
+  return undefined;
+}
