@@ -1,0 +1,87 @@
+// The benchmark cases: which workload, with which parameters, against which servers.
+// Two profiles: "full" (npm run bench) and "smoke" (tiny sizes, a few seconds, run by npm test).
+import * as append from "./workloads/append.mjs";
+import * as cas from "./workloads/cas.mjs";
+import * as sse from "./workloads/sse.mjs";
+import * as catchup from "./workloads/catchup.mjs";
+import * as longpoll from "./workloads/longpoll.mjs";
+import * as churn from "./workloads/churn.mjs";
+
+/**
+ * How each workload picks the best of its rounds, and the metric that ratios compare.
+ * higher: true means bigger is better.
+ */
+export const WORKLOADS = {
+  append: { mod: append, metric: "appendsPerS", higher: true, unit: "appends/s" },
+  cas: { mod: cas, metric: "commitsPerS", higher: true, unit: "commits/s" },
+  sse: { mod: sse, metric: "p99", higher: false, unit: "ms p99" },
+  catchup: { mod: catchup, metric: "MBps", higher: true, unit: "MB/s" },
+  longpoll: { mod: longpoll, metric: "p99", higher: false, unit: "ms p99" },
+  churn: { mod: churn, metric: "rssGrowthMiB", higher: false, unit: "MiB RSS growth" },
+};
+
+const URSA = "ursa";
+const REF = "ref-mem";
+
+/**
+ * @param {"full"|"smoke"} profile
+ * @param {{ durationMs?: number, warmupMs?: number, threads?: number }} o overrides
+ */
+export function buildCases(profile, o = {}) {
+  const smoke = profile === "smoke";
+  const dur = (full, small) => o.durationMs ?? (smoke ? small : full);
+  const warm = (full, small) => o.warmupMs ?? (smoke ? small : full);
+  const threads = o.threads ?? 1;
+  const cases = [];
+
+  const shapes = smoke ? [[4, 4]] : [[100, 100], [500, 500]];
+  for (const kind of ["bin", "json"]) {
+    for (const [S, C] of shapes) {
+      cases.push({
+        id: `append/${kind === "bin" ? "bin256+producer" : "json100"}/${S}x${C}`,
+        workload: "append",
+        servers: [URSA, REF, "ref-file", "ceiling"],
+        params: { kind, streams: S, writers: C, warmupMs: warm(1000, 100), durationMs: dur(5000, 300), maxRequests: smoke ? 20_000 : 3_000_000, threads },
+      });
+    }
+  }
+  const casShapes = smoke ? [[2, 2], [1, 3]] : [[16, 16], [1, 4]];
+  for (const [S, W] of casShapes) {
+    cases.push({
+      id: `cas/${W}w-${S}s`,
+      workload: "cas",
+      servers: [URSA, REF],
+      params: { streams: S, writers: W, warmupMs: warm(1000, 100), durationMs: dur(5000, 400), maxRequests: smoke ? 20_000 : 2_000_000, threads },
+    });
+  }
+  for (const subs of smoke ? [5] : [100, 1000]) {
+    cases.push({
+      id: `sse/${subs}subs`,
+      workload: "sse",
+      servers: [URSA, REF],
+      params: { subscribers: subs, rate: 50, warmupMs: warm(1000, 100), durationMs: dur(8000, 400), drainMs: 3000, threads },
+    });
+  }
+  cases.push({
+    id: `catchup/${smoke ? 2 : 100}MiB`,
+    workload: "catchup",
+    servers: [URSA, REF],
+    params: { mib: smoke ? 2 : 100, chunkKiB: 64, reads: smoke ? 1 : 3, fillConcurrency: 4 },
+  });
+  for (const waiters of smoke ? [1, 5] : [1, 100]) {
+    cases.push({
+      id: `longpoll/${waiters}waiter${waiters > 1 ? "s" : ""}`,
+      workload: "longpoll",
+      servers: [URSA, REF],
+      params: { waiters, parkMs: waiters > 10 ? 30 : 10, durationMs: dur(5000, 300), maxRounds: smoke ? 30 : 2000, warmupRounds: smoke ? 2 : 20 },
+    });
+  }
+  cases.push({
+    id: "churn/delete-recreate",
+    workload: "churn",
+    servers: [URSA, REF],
+    rounds: 1,
+    params: { cycles: smoke ? 40 : 4000, warmupCycles: smoke ? 10 : 400, appends: 5, appendKiB: 4, concurrency: 8, settleMs: smoke ? 50 : 500 },
+  });
+  return cases;
+}

@@ -1,0 +1,148 @@
+// The orchestrator: for each case, for each round, start every server fresh (interleaved, the
+// order reversed on alternate rounds), run the workload, stop the server. Picks the best round
+// per (case, server), computes ratios and target verdicts, emits JSON lines as it goes.
+import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import os from "node:os";
+import { WORKLOADS } from "../cases.mjs";
+import { ROOT, SERVER_KINDS, startServer, URSA_BINARY } from "./servers.mjs";
+import { evaluateTargets } from "./targets.mjs";
+
+/**
+ * @param {object} o
+ * @param {Array} o.cases            from buildCases
+ * @param {string[]} [o.servers]     restrict to these server kinds
+ * @param {string[]} [o.only]        restrict to these workloads or case ids (prefix match)
+ * @param {number} [o.rounds]        default 2
+ * @param {(line: object) => void} [o.emit]  called with every JSON line
+ * @param {(msg: string) => void} [o.log]
+ */
+export async function runBench(o) {
+  const emit = o.emit ?? (() => {});
+  const log = o.log ?? (() => {});
+  const meta = machineInfo();
+  emit({ type: "meta", ...meta });
+
+  const selected = o.cases.filter((c) => !o.only?.length || o.only.some((x) => c.workload === x || c.id.startsWith(x)));
+  const skipped = new Set();
+  const runs = [];
+  for (const c of selected) {
+    const servers = c.servers.filter((s) => (!o.servers?.length || o.servers.includes(s)) && SERVER_KINDS[s]);
+    const available = servers.filter((s) => {
+      const ok = SERVER_KINDS[s].available();
+      if (!ok) skipped.add(s);
+      return ok;
+    });
+    const rounds = c.rounds ?? o.rounds ?? 2;
+    for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 === 1 ? available : [...available].reverse();
+      for (const kind of order) {
+        const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+        log(`  ${c.id}  ${kind}  round ${round}/${rounds} ...`);
+        const line = { type: "run", case: c.id, workload: c.workload, server: kind, round, params: c.params, at: new Date().toISOString() };
+        let server = null;
+        const t0 = performance.now();
+        try {
+          server = await startServer(kind);
+          line.metrics = await WORKLOADS[c.workload].mod.run(server, { ...c.params, runId });
+          if (!server.alive()) line.error = `server exited during the run: ${JSON.stringify(server.exitInfo())}`;
+        } catch (err) {
+          line.error = String(err?.stack ?? err);
+        } finally {
+          if (server) {
+            if (!server.alive()) line.serverLogTail = server.log().slice(-2000);
+            await server.stop().catch(() => {});
+          }
+        }
+        line.seconds = (performance.now() - t0) / 1000;
+        runs.push(line);
+        emit(line);
+        log(line.error ? `    ERROR ${line.error.split("\n")[0]}` : `    ${brief(c.workload, line.metrics)}`);
+      }
+    }
+  }
+  const bests = pickBests(runs);
+  for (const b of bests) emit({ type: "best", ...b });
+  const targets = evaluateTargets(bests, runs);
+  for (const t of targets) emit({ type: "target", ...t });
+  return { meta, runs, bests, targets, skippedServers: [...skipped] };
+}
+
+/** Best round per (case, server) by the workload's primary metric. Failed rounds never win. */
+export function pickBests(runs) {
+  const groups = new Map();
+  for (const r of runs) {
+    const key = `${r.case}\u0000${r.server}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  const out = [];
+  for (const list of groups.values()) {
+    const { metric, higher } = WORKLOADS[list[0].workload];
+    const good = list.filter((r) => r.metrics && !r.error && Number.isFinite(r.metrics[metric]));
+    let best = null;
+    for (const r of good) if (!best || (higher ? r.metrics[metric] > best.metrics[metric] : r.metrics[metric] < best.metrics[metric])) best = r;
+    out.push({
+      case: list[0].case,
+      workload: list[0].workload,
+      server: list[0].server,
+      rounds: list.length,
+      failedRounds: list.length - good.length,
+      bestRound: best?.round ?? null,
+      metric,
+      value: best ? best.metrics[metric] : null,
+      all: list.map((r) => (r.metrics ? r.metrics[metric] : null)),
+      metrics: best?.metrics ?? null,
+      error: best ? undefined : list.find((r) => r.error)?.error,
+    });
+  }
+  return out;
+}
+
+function brief(workload, m) {
+  const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+  switch (workload) {
+    case "append":
+      return `${f(m.appendsPerS, 0)}/s p50 ${f(m.p50, 2)} p99 ${f(m.p99, 2)} ms non2xx ${m.non2xx} err ${m.errors} srvCPU ${f(m.serverCpuUsPerAppend)}µs/append cli ${f(m.clientCpuPct, 0)}%`;
+    case "cas":
+      return `${f(m.commitsPerS, 0)} commits/s 409 ${f(100 * m.conflictRate)}% verified ${m.verified} err ${m.errors}`;
+    case "sse":
+      return `p50 ${f(m.p50, 2)} p99 ${f(m.p99, 2)} ms writer ${f(m.writerRate)}/s held ${m.writerHeld} missing ${m.missing} err ${m.errors}`;
+    case "catchup":
+      return `${f(m.MBps)} MB/s in ${m.responses} responses (reads ${m.allMBps.map((x) => f(x, 0)).join(", ")})`;
+    case "longpoll":
+      return `wake p50 ${f(m.p50, 2)} p99 ${f(m.p99, 2)} ms over ${m.wakeups} wake-ups, timeouts ${m.timeouts} err ${m.errors}`;
+    case "churn":
+      return `RSS ${m.rssSeriesMiB.join(" → ")} MiB over ${m.cycles} cycles, flat ${m.flat}, err ${m.errors}`;
+  }
+  return JSON.stringify(m);
+}
+
+export function machineInfo() {
+  const sh = (cmd, args) => {
+    try {
+      return execFileSync(cmd, args, { encoding: "utf8", cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] }).trim();
+    } catch {
+      return null;
+    }
+  };
+  let ursa = null;
+  try {
+    const st = statSync(URSA_BINARY);
+    ursa = { path: URSA_BINARY, bytes: st.size, mtime: st.mtime.toISOString() };
+  } catch {}
+  return {
+    at: new Date().toISOString(),
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    bun: sh(`${ROOT}/node_modules/.bin/bun`, ["--version"]),
+    refServer: sh(process.execPath, ["-p", "require('@durable-streams/server/package.json').version"]),
+    git: sh("git", ["rev-parse", "--short", "HEAD"]),
+    gitDirty: !!sh("git", ["status", "--porcelain", "--untracked-files=no"]),
+    loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    ursa,
+  };
+}

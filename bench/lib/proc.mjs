@@ -1,0 +1,42 @@
+// Process accounting from /proc: CPU seconds (utime+stime) and resident memory.
+import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+
+let clkTck = 100;
+try {
+  clkTck = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+} catch {}
+
+/** CPU seconds used so far by process `pid` ("self" for this process, all threads included). */
+export function cpuSeconds(pid = "self") {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // rest[0] is field 3 (state); utime is field 14, stime field 15.
+  return (Number(rest[11]) + Number(rest[12])) / clkTck;
+}
+
+/** Resident set size in KiB, or NaN once the process is gone. */
+export function rssKiB(pid = "self") {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Start a CPU meter for the server and for this (client) process. */
+export function cpuMeter(serverPid) {
+  const t0 = performance.now();
+  const s0 = cpuSeconds(serverPid);
+  const c0 = cpuSeconds("self");
+  return () => {
+    const wall = (performance.now() - t0) / 1000;
+    const server = cpuSeconds(serverPid) - s0;
+    const client = cpuSeconds("self") - c0;
+    return { wallS: wall, serverCpuS: server, clientCpuS: client, serverCpuPct: (100 * server) / wall, clientCpuPct: (100 * client) / wall };
+  };
+}
+
+export const CLK_TCK = clkTck;

@@ -1,0 +1,137 @@
+// Tables for the terminal and for RESULTS.md, from best-of-rounds results.
+import { SERVER_KINDS } from "./servers.mjs";
+
+const f = (d) => (x) => (x == null || !Number.isFinite(x) ? "-" : x.toFixed(d));
+const int = (x) => (x == null || !Number.isFinite(x) ? "-" : Math.round(x).toLocaleString("en-US"));
+const pct = (x) => (x == null || !Number.isFinite(x) ? "-" : `${(100 * x).toFixed(1)}%`);
+const times = (x) => (x == null || !Number.isFinite(x) ? "-" : `${x.toFixed(2)}×`);
+const label = (kind) => SERVER_KINDS[kind]?.label ?? kind;
+
+function relTo(bests, b, server, metric) {
+  const o = bests.find((x) => x.case === b.case && x.server === server && x.metrics);
+  return o && b.metrics ? b.metrics[metric] / o.metrics[metric] : null;
+}
+
+const COLUMNS = {
+  append: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["appends/s", (b, m) => int(m.appendsPerS)],
+    ["p50 ms", (b, m) => f(2)(m.p50)],
+    ["p99 ms", (b, m) => f(2)(m.p99)],
+    ["p999 ms", (b, m) => f(2)(m.p999)],
+    ["non-2xx", (b, m) => String(m.non2xx + m.errors)],
+    ["srv µs/append", (b, m) => f(1)(m.serverCpuUsPerAppend)],
+    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
+    ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
+    ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "appendsPerS"))],
+    ["vs ref file", (b, m, all) => times(relTo(all, b, "ref-file", "appendsPerS"))],
+    ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "appendsPerS"))],
+  ],
+  cas: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["commits/s", (b, m) => int(m.commitsPerS)],
+    ["409 rate", (b, m) => pct(m.conflictRate)],
+    ["p50 ms", (b, m) => f(2)(m.p50)],
+    ["p99 ms", (b, m) => f(2)(m.p99)],
+    ["log verified", (b, m) => (m.verified ? `yes (${int(m.verify.commits)} commits)` : `NO: ${m.verify.problems[0]}`)],
+    ["errors", (b, m) => String(m.errors)],
+    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
+    ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "commitsPerS"))],
+  ],
+  sse: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["p50 ms", (b, m) => f(2)(m.p50)],
+    ["p99 ms", (b, m) => f(2)(m.p99)],
+    ["p999 ms", (b, m) => f(2)(m.p999)],
+    ["max ms", (b, m) => f(1)(m.max)],
+    ["writer ev/s", (b, m) => f(1)(m.writerRate)],
+    ["held", (b, m) => (m.writerHeld ? "yes" : "NO")],
+    ["missing", (b, m) => String(m.missing)],
+    ["errors", (b, m) => String(m.errors + m.endedEarly)],
+    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
+    ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
+  ],
+  catchup: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["MB/s", (b, m) => f(0)(m.MBps)],
+    ["responses", (b, m) => String(m.responses)],
+    ["largest response", (b, m) => `${f(1)(m.maxResponseBytes / 2 ** 20)} MiB`],
+    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
+    ["fill MB/s", (b, m) => f(0)(m.fillMBps)],
+    ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "MBps"))],
+  ],
+  longpoll: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["p50 ms", (b, m) => f(2)(m.p50)],
+    ["p99 ms", (b, m) => f(2)(m.p99)],
+    ["p999 ms", (b, m) => f(2)(m.p999)],
+    ["max ms", (b, m) => f(2)(m.max)],
+    ["wake-ups", (b, m) => int(m.wakeups)],
+    ["timeouts", (b, m) => String(m.timeouts)],
+    ["errors", (b, m) => String(m.errors + m.wrongOffset)],
+  ],
+  churn: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["cycles", (b, m) => int(m.cycles)],
+    ["cycles/s", (b, m) => int(m.cyclesPerS)],
+    ["RSS MiB (baseline → each quarter)", (b, m) => m.rssSeriesMiB.join(" → ")],
+    ["growth MiB", (b, m) => f(1)(m.rssGrowthMiB)],
+    ["flat", (b, m) => (m.flat ? "yes" : "NO")],
+    ["errors", (b, m) => String(m.errors)],
+  ],
+};
+
+const TITLES = {
+  append: "append (closed-loop writers; best of rounds by appends/s)",
+  cas: "cas (prefix-count Stream-Seq recipe; best of rounds by commits/s)",
+  sse: "sse (one writer at 50 events/s; delivery latency; best of rounds by p99)",
+  catchup: "catchup (read from -1 following Stream-Next-Offset; best read)",
+  longpoll: "longpoll (wake-up latency from append send to response; best of rounds by p99)",
+  churn: "churn (delete + recreate streams in a loop; server RSS)",
+};
+
+export function renderTable(headers, rows, md) {
+  if (md) {
+    const esc = (s) => String(s).replace(/\|/g, "\\|");
+    return [`| ${headers.map(esc).join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(esc).join(" | ")} |`)].join("\n");
+  }
+  const w = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => String(c).padEnd(w[i])).join("  ").trimEnd();
+  return [line(headers), w.map((n) => "-".repeat(n)).join("  "), ...rows.map(line)].join("\n");
+}
+
+/** All result tables plus the targets table, as text or markdown. */
+export function renderReport({ bests, targets, skippedServers }, { md = false } = {}) {
+  const out = [];
+  const h = (t) => out.push(md ? `### ${t}\n` : `\n== ${t}`);
+  for (const wl of Object.keys(COLUMNS)) {
+    const rows = bests.filter((b) => b.workload === wl);
+    if (!rows.length) continue;
+    h(TITLES[wl]);
+    const cols = COLUMNS[wl];
+    const body = rows.map((b) =>
+      b.metrics ? cols.map(([, fn]) => fn(b, b.metrics, bests)) : [b.case, label(b.server), `FAILED: ${String(b.error).split("\n")[0].slice(0, 100)}`, ...cols.slice(3).map(() => "")],
+    );
+    out.push(renderTable(cols.map(([n]) => n), body, md));
+    if (md) out.push("");
+  }
+  if (targets.length) {
+    h("targets (ursa durable --sync full vs reference in memory, best of rounds)");
+    const fmt = (v) => (v == null ? "-" : typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v));
+    out.push(
+      renderTable(
+        ["case", "target", "value", "threshold", "result"],
+        targets.map((t) => [t.case, t.target, fmt(t.value) + (t.note ? ` (${t.note})` : ""), fmt(t.threshold), t.pass == null ? "n/a" : t.pass ? "PASS" : "FAIL"]),
+        md,
+      ),
+    );
+  }
+  if (skippedServers?.length) out.push(`${md ? "\n" : "\n"}Skipped (not available): ${skippedServers.join(", ")}`);
+  return out.join("\n");
+}

@@ -1,0 +1,118 @@
+// Start and stop the servers under test, each fresh, on 127.0.0.1 with a kernel-picked port.
+// Every server prints "listening http://127.0.0.1:PORT ..." on stdout; we wait for that line.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { cpuSeconds, rssKiB } from "./proc.mjs";
+
+export const ROOT = resolve(import.meta.dirname, "..", "..");
+export const URSA_BINARY = resolve(ROOT, process.env.URSA_BINARY ?? "dist/ursa");
+const BUN = resolve(ROOT, "node_modules/.bin/bun");
+const HERE = import.meta.dirname;
+
+/** Long-poll timeout given to every server: longer than any park in the workloads. */
+export const LONG_POLL_TIMEOUT_MS = 20000;
+
+/**
+ * Server kinds. `label` is what tables print.
+ * ursa runs durable (--sync full) unless the kind says otherwise.
+ */
+export const SERVER_KINDS = {
+  ursa: {
+    label: "ursa (sync full)",
+    available: () => existsSync(URSA_BINARY),
+    cmd: (dir) => [URSA_BINARY, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+  },
+  "ursa-normal": {
+    label: "ursa (sync normal)",
+    available: () => existsSync(URSA_BINARY),
+    cmd: (dir) => [URSA_BINARY, ["--port", "0", "--data", dir, "--sync", "normal", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+  },
+  "ursa-mem": {
+    label: "ursa (memory)",
+    available: () => existsSync(URSA_BINARY),
+    cmd: (dir) => [URSA_BINARY, ["--port", "0", "--data", dir, "--memory", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+  },
+  "ref-mem": {
+    label: "reference (memory)",
+    available: () => true,
+    cmd: () => [process.execPath, [join(HERE, "ref-server.mjs"), "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: false,
+  },
+  "ref-file": {
+    label: "reference (file)",
+    available: () => true,
+    cmd: (dir) => [process.execPath, [join(HERE, "ref-server.mjs"), "--data", dir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+  },
+  ceiling: {
+    label: "Bun.serve ceiling",
+    available: () => existsSync(BUN),
+    cmd: () => [BUN, [join(HERE, "ceiling-server.mjs")]],
+    needsDir: false,
+  },
+};
+
+/**
+ * @returns {Promise<{kind:string,label:string,url:string,pid:number,dataDir:string|null,
+ *   log:()=>string, cpuSeconds:()=>number, rssKiB:()=>number, alive:()=>boolean, stop:()=>Promise<void>}>}
+ */
+export async function startServer(kind) {
+  const def = SERVER_KINDS[kind];
+  if (!def) throw new Error(`unknown server kind ${kind}`);
+  const dataDir = def.needsDir ? mkdtempSync(join(tmpdir(), `ursa-bench-${kind}-`)) : null;
+  const [cmd, args] = def.cmd(dataDir);
+  const child = spawn(cmd, args, { cwd: dataDir ?? tmpdir(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
+  let log = "";
+  const keep = (d) => {
+    log += d;
+    if (log.length > 200_000) log = log.slice(-100_000);
+  };
+  child.stderr.on("data", keep);
+  const exited = new Promise((r) => child.once("exit", (code, sig) => r({ code, sig })));
+  const url = await new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${kind} did not start in 15 s:\n${log}`)), 15_000);
+    child.stdout.on("data", (d) => {
+      keep(d);
+      const m = /listening (http:\/\/\S+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1].replace(/\/$/, ""));
+      }
+    });
+    exited.then(({ code, sig }) => rej(new Error(`${kind} exited early (${code ?? sig}):\n${log}`)));
+    child.once("error", rej);
+  });
+  if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) {
+    child.kill("SIGKILL");
+    throw new Error(`${kind} is not on 127.0.0.1: ${url}`);
+  }
+  const pid = child.pid;
+  let exitInfo = null;
+  exited.then((x) => (exitInfo = x));
+  return {
+    kind,
+    label: def.label,
+    url,
+    pid,
+    dataDir,
+    log: () => log,
+    cpuSeconds: () => cpuSeconds(pid),
+    rssKiB: () => rssKiB(pid),
+    alive: () => exitInfo === null,
+    exitInfo: () => exitInfo,
+    async stop() {
+      if (exitInfo === null) {
+        child.kill("SIGTERM");
+        const t = setTimeout(() => child.kill("SIGKILL"), 5000);
+        await exited;
+        clearTimeout(t);
+      }
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

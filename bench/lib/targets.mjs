@@ -1,0 +1,68 @@
+// The issue's targets, evaluated on best-of-rounds results (ursa durable vs reference in memory).
+// pass is true/false, or null when a side is missing (for example no ursa binary yet).
+
+const URSA = "ursa";
+const REF = "ref-mem";
+
+export function evaluateTargets(bests, runs) {
+  const get = (caseId, server) => bests.find((b) => b.case === caseId && b.server === server && b.metrics);
+  const cases = [...new Set(bests.map((b) => b.case))];
+  const out = [];
+  const add = (caseId, target, value, threshold, pass, note) => out.push({ case: caseId, target, value, threshold, pass, note });
+  const ratio = (a, b) => (a && b && b > 0 ? a / b : null);
+  const cmp = (v, ok) => (v == null || !Number.isFinite(v) ? null : ok(v));
+
+  for (const id of cases) {
+    const wl = bests.find((b) => b.case === id).workload;
+    const u = get(id, URSA);
+    const r = get(id, REF);
+    const um = u?.metrics;
+    if (wl === "append") {
+      const f = get(id, "ref-file");
+      const c = get(id, "ceiling");
+      const rr = ratio(um?.appendsPerS, r?.metrics.appendsPerS);
+      add(id, "appends/s ≥ 1.5× reference (memory)", rr, 1.5, cmp(rr, (v) => v >= 1.5));
+      const rf = ratio(um?.appendsPerS, f?.metrics.appendsPerS);
+      add(id, "appends/s ≥ 15× reference (file)", rf, 15, cmp(rf, (v) => v >= 15));
+      const pr = um && r ? um.p99 / r.metrics.p99 : null;
+      add(id, "p99 no worse than reference (memory)", pr, 1, cmp(pr, (v) => v <= 1), um && r ? `${um.p99.toFixed(2)} vs ${r.metrics.p99.toFixed(2)} ms` : undefined);
+      const rc = ratio(um?.appendsPerS, c?.metrics.appendsPerS);
+      add(id, "appends/s ≥ 50% of Bun.serve ceiling", rc, 0.5, cmp(rc, (v) => v >= 0.5));
+      // Zero non-2xx over every ursa round, warm-up included, and no transport errors.
+      const ursaRuns = runs.filter((x) => x.case === id && x.server === URSA && x.metrics);
+      const bad = ursaRuns.length ? ursaRuns.reduce((t, x) => t + x.metrics.totalNon2xx + x.metrics.errors, 0) : null;
+      add(id, "zero non-2xx (all rounds)", bad, 0, cmp(bad, (v) => v === 0));
+      const cpu = um?.serverCpuUsPerAppend;
+      add(id, "server CPU ≤ 40 µs per append", cpu, 40, cmp(cpu, (v) => v <= 40));
+    } else if (wl === "cas") {
+      const rr = ratio(um?.commitsPerS, r?.metrics.commitsPerS);
+      add(id, "commits/s ≥ 1.0× reference (memory)", rr, 1, cmp(rr, (v) => v >= 1));
+      for (const server of [URSA, REF]) {
+        const rs = runs.filter((x) => x.case === id && x.server === server && x.metrics);
+        if (!rs.length) continue;
+        const ok = rs.every((x) => x.metrics.verified);
+        add(id, `every log verifies (${server})`, rs.filter((x) => x.metrics.verified).length, rs.length, ok);
+      }
+      if (um) add(id, "every Stream-Seq 409 carries Stream-Last-Seq (ursa)", um.conflictsNoLastSeq, 0, um.conflictsNoLastSeq === 0);
+    } else if (wl === "sse") {
+      const subs = um?.subscribers ?? r?.metrics.subscribers;
+      const limit = subs >= 1000 ? 40 : 15;
+      add(id, `delivery p99 ≤ ${limit} ms`, um?.p99, limit, cmp(um?.p99, (v) => v <= limit));
+      add(id, "writer held 50 events/s", um ? um.writerRate : null, 49, um ? um.writerHeld : null);
+      const lost = um ? um.missing + um.duplicates + um.errors : null;
+      add(id, "every subscriber got every event once", lost, 0, cmp(lost, (v) => v === 0));
+    } else if (wl === "catchup") {
+      const rr = ratio(um?.MBps, r?.metrics.MBps);
+      add(id, "MB/s ≥ 2× reference (memory)", rr, 2, cmp(rr, (v) => v >= 2));
+    } else if (wl === "longpoll") {
+      const w = um?.waiters ?? r?.metrics.waiters;
+      const limit = w > 1 ? 15 : 3;
+      add(id, `wake-up p99 ≤ ${limit} ms`, um?.p99, limit, cmp(um?.p99, (v) => v <= limit));
+      const bad = um ? um.errors + um.timeouts + um.wrongOffset : null;
+      add(id, "no errors, timeouts or wrong offsets", bad, 0, cmp(bad, (v) => v === 0));
+    } else if (wl === "churn") {
+      add(id, "RSS flat over delete/recreate cycles", um?.rssGrowthMiB, "≤ max(8 MiB, 10%)", um ? um.flat && um.errors === 0 : null, um ? `${um.rssSeriesMiB.join(" → ")} MiB` : undefined);
+    }
+  }
+  return out;
+}
