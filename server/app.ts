@@ -1,0 +1,38 @@
+// createApp(deps): the whole HTTP surface as a Hono app, so tests run it in-process with
+// app.request() and main.ts serves the same app from the binary.
+
+import { Hono } from "hono";
+import { protocolError } from "./protocol/errors";
+import { bucketRoutes } from "./http/bucket-routes";
+import { consoleRoutes, WEB_ROOT } from "./http/console-routes";
+import type { AppDeps } from "./http/deps";
+import { renderError } from "./http/error-map";
+import { ALLOWED_REQUEST_HEADERS, baseHeaders } from "./http/headers";
+import { introspectionRoutes } from "./http/introspection-routes";
+import { streamRoutes } from "./http/stream-routes";
+
+export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
+  const app = new Hono();
+
+  // Preflight answers the same for every path and reveals nothing about what exists (spec §2.19).
+  app.options("*", (c) => {
+    const h = baseHeaders();
+    h.set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS");
+    h.set("Access-Control-Allow-Headers", c.req.header("access-control-request-headers") ?? ALLOWED_REQUEST_HEADERS);
+    h.set("Access-Control-Max-Age", "600");
+    return new Response(null, { status: 204, headers: h });
+  });
+
+  app.route("/", consoleRoutes(webRoot));
+  app.route("/__ursula", introspectionRoutes(deps));
+  app.all("/__ursula/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
+  app.route("/", streamRoutes(deps));
+  app.route("/", bucketRoutes(deps));
+
+  app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
+  app.onError((error) => {
+    console.error("ursa: internal error:", error);
+    return renderError(protocolError("INTERNAL", "internal error"));
+  });
+  return app;
+}

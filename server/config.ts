@@ -1,0 +1,103 @@
+// Command-line options, each also settable by an environment variable; flags win.
+
+import { parseArgs } from "node:util";
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  memory: boolean;
+  sync: "full" | "normal";
+  longPollTimeoutMs: number;
+  sseMaxDurationMs: number;
+  sseHeartbeatMs: number;
+  maxBodyBytes: number;
+  maxLiveReaders: number;
+}
+
+interface OptionSpec {
+  flag: string;
+  env: string;
+  value: string;
+  help: string;
+  default: string;
+}
+
+const OPTIONS: OptionSpec[] = [
+  { flag: "host", env: "URSA_HOST", value: "ADDR", default: "127.0.0.1", help: "address to listen on" },
+  { flag: "port", env: "URSA_PORT", value: "N", default: "4437", help: "port to listen on; 0 picks a free one" },
+  { flag: "data", env: "URSA_DATA", value: "DIR", default: "./ursa-data", help: "directory of the SQLite database (ursa.sqlite)" },
+  { flag: "memory", env: "URSA_MEMORY", value: "", default: "false", help: "keep everything in memory; nothing survives a restart" },
+  { flag: "sync", env: "URSA_SYNC", value: "full|normal", default: "full", help: "full: no write is acknowledged before it is on disk; normal: survives a crash of ursa, may lose the last writes on power loss" },
+  { flag: "long-poll-timeout-ms", env: "URSA_LONG_POLL_TIMEOUT_MS", value: "MS", default: "1000", help: "how long a long-poll waits before 204; timeout_ms overrides it per request" },
+  { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m suffix); clients reconnect from the last offset" },
+  { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often" },
+  { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413" },
+  { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N", default: "65536", help: "long-poll and SSE readers at once; more get 503" },
+];
+
+export function helpText(version: string): string {
+  const lines = [`ursa ${version}: a Durable Streams server in one file`, "", "Usage: ursa [options]", "", "Options:"];
+  for (const o of OPTIONS) {
+    const left = `  --${o.flag}${o.value ? ` ${o.value}` : ""}`;
+    lines.push(`${left.padEnd(36)}${o.help}`);
+    lines.push(`${"".padEnd(36)}default ${o.default}; env ${o.env}`);
+  }
+  lines.push("  --help".padEnd(36) + "show this help", "  --version".padEnd(36) + "print the version");
+  return lines.join("\n");
+}
+
+export class ConfigError extends Error {}
+
+function integer(name: string, raw: string, min: number): number {
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min) throw new ConfigError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function duration(name: string, raw: string): number {
+  const m = /^([0-9]+)(ms|s|m)?$/.exec(raw);
+  if (!m) throw new ConfigError(`--${name} must be a duration like 500ms, 60s or 2m, got ${JSON.stringify(raw)}`);
+  const n = Number(m[1]);
+  return m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n;
+}
+
+export type ParsedArgs = { kind: "help" } | { kind: "version" } | { kind: "run"; config: Config };
+
+export function parseConfig(argv: string[], env: Record<string, string | undefined>): ParsedArgs {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.value ? ("string" as const) : ("boolean" as const) }])),
+      help: { type: "boolean" },
+      version: { type: "boolean" },
+    },
+    strict: true,
+  });
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+  const get = (flag: string): string => {
+    const o = OPTIONS.find((x) => x.flag === flag)!;
+    const v = (values as Record<string, string | boolean | undefined>)[flag];
+    if (typeof v === "string") return v;
+    if (v === true) return "true";
+    return env[o.env] ?? o.default;
+  };
+  const sync = get("sync");
+  if (sync !== "full" && sync !== "normal") throw new ConfigError(`--sync must be full or normal, got ${JSON.stringify(sync)}`);
+  const memory = get("memory");
+  return {
+    kind: "run",
+    config: {
+      host: get("host"),
+      port: integer("port", get("port"), 0),
+      dataDir: get("data"),
+      memory: memory === "true" || memory === "1",
+      sync,
+      longPollTimeoutMs: integer("long-poll-timeout-ms", get("long-poll-timeout-ms"), 1),
+      sseMaxDurationMs: duration("sse-max-duration", get("sse-max-duration")),
+      sseHeartbeatMs: duration("sse-heartbeat", get("sse-heartbeat")),
+      maxBodyBytes: integer("max-body-bytes", get("max-body-bytes"), 1),
+      maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),
+    },
+  };
+}

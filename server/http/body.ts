@@ -1,0 +1,38 @@
+// Request bodies, with the size limit enforced while the body streams in (spec §2.0), so a
+// chunked upload cannot grow past it either.
+
+import { fail, ok, type Parsed } from "../protocol/errors";
+
+const EMPTY = new Uint8Array(0);
+
+export async function readBody(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
+  const tooLarge = () => fail<Uint8Array>("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) return tooLarge();
+  if (req.body === null) return ok(EMPTY);
+  if (declared !== null) {
+    const body = new Uint8Array(await req.arrayBuffer());
+    return body.length > maxBytes ? tooLarge() : ok(body);
+  }
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return tooLarge();
+    }
+    parts.push(value);
+  }
+  if (parts.length === 1) return ok(parts[0]!);
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    body.set(p, at);
+    at += p.length;
+  }
+  return ok(body);
+}

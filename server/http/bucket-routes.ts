@@ -1,0 +1,56 @@
+// Buckets (spec §2.1–§2.4): created implicitly by a stream PUT or explicitly by PUT /{bucket}.
+
+import { Hono } from "hono";
+import { protocolError } from "../protocol/errors";
+import type { AppDeps } from "./deps";
+import { renderError } from "./error-map";
+import { parseListQuery } from "./list-query";
+import { parseBucketId } from "./paths";
+import { empty, json } from "./respond";
+
+const BUCKET_METHODS = "GET, HEAD, PUT, DELETE, OPTIONS";
+
+export function bucketRoutes(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.get("/:bucket/streams", (c) => {
+    const bucket = parseBucketId(c.req.param("bucket"));
+    if (!bucket.ok) return renderError(bucket.error);
+    const query = parseListQuery(new URL(c.req.url), 1000);
+    if (!query.ok) return renderError(query.error);
+    if (!deps.store.getBucket(bucket.value)) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
+    const page = deps.store.listStreams(bucket.value, query.value);
+    return json({
+      bucket_id: bucket.value,
+      prefix: query.value.prefix,
+      stream_count: page.items.length,
+      streams: page.items,
+      next_cursor: page.nextCursor,
+      has_more: page.hasMore,
+    });
+  });
+
+  app.all("/:bucket", async (c) => {
+    const bucket = parseBucketId(c.req.param("bucket"));
+    if (!bucket.ok) return renderError(bucket.error);
+    switch (c.req.method) {
+      case "PUT":
+        return empty((await deps.store.putBucket(bucket.value)) === "created" ? 201 : 200);
+      case "GET": {
+        const found = deps.store.getBucket(bucket.value);
+        if (!found) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
+        return json(found);
+      }
+      case "DELETE": {
+        const outcome = await deps.store.deleteBucket(bucket.value);
+        if (outcome === "missing") return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
+        if (outcome === "not_empty") return renderError(protocolError("BUCKET_NOT_EMPTY", "delete the bucket's streams first"));
+        return empty(204);
+      }
+      default:
+        return renderError(protocolError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed on a bucket`, { allow: BUCKET_METHODS }));
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,76 @@
+// The one map from error code to HTTP status and headers. The switch is exhaustive: a new code
+// without a mapping fails to compile. Nothing here looks at message strings.
+
+import type { ErrorCode, ProtocolError } from "../protocol/errors";
+import { formatOffset } from "../protocol/offsets";
+import { baseHeaders, H } from "./headers";
+
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case "BAD_REQUEST":
+    case "INVALID_BUCKET_ID":
+    case "INVALID_STREAM_ID":
+    case "INVALID_CONTENT_TYPE":
+    case "MISSING_CONTENT_TYPE":
+    case "EMPTY_APPEND":
+    case "INVALID_JSON":
+    case "EMPTY_JSON_ARRAY":
+    case "INVALID_PRODUCER":
+    case "INVALID_STREAM_SEQ":
+    case "INVALID_OFFSET":
+    case "INVALID_QUERY":
+    case "INVALID_RETENTION":
+    case "INVALID_STREAM_ATTRS":
+    case "INVALID_FORK":
+      return 400;
+    case "PRODUCER_EPOCH_STALE":
+      return 403;
+    case "NOT_FOUND":
+    case "BUCKET_NOT_FOUND":
+    case "STREAM_NOT_FOUND":
+      return 404;
+    case "METHOD_NOT_ALLOWED":
+      return 405;
+    case "STREAM_ALREADY_EXISTS_CONFLICT":
+    case "BUCKET_NOT_EMPTY":
+    case "CONTENT_TYPE_MISMATCH":
+    case "STREAM_CLOSED":
+    case "STREAM_SEQ_CONFLICT":
+    case "PRODUCER_SEQ_CONFLICT":
+      return 409;
+    case "STREAM_SOFT_DELETED":
+    case "STREAM_GONE":
+      return 410;
+    case "STREAM_INCARNATION_MISMATCH":
+      return 412;
+    case "PAYLOAD_TOO_LARGE":
+      return 413;
+    case "OFFSET_OUT_OF_RANGE":
+      return 416;
+    case "LIVE_READ_BACKPRESSURE":
+      return 503;
+    case "INTERNAL":
+      return 500;
+  }
+}
+
+/** A soft-deleted path answers 409 to a PUT and 410 to everything else (spec §7.4). */
+export function renderError(error: ProtocolError, options: { method?: string } = {}): Response {
+  let status = statusOf(error.code);
+  if (error.code === "STREAM_SOFT_DELETED" && options.method === "PUT") status = 409;
+  const h = baseHeaders();
+  const c = error.context;
+  if (c.nextOffset !== undefined) h.set(H.nextOffset, formatOffset(c.nextOffset));
+  if (c.lastSeq !== undefined) h.set(H.lastSeq, c.lastSeq);
+  if (c.closed) h.set(H.closed, "true");
+  if (c.producerEpoch !== undefined) h.set(H.producerEpoch, String(c.producerEpoch));
+  if (c.expectedSeq !== undefined) h.set(H.expectedSeq, String(c.expectedSeq));
+  if (c.receivedSeq !== undefined) h.set(H.receivedSeq, String(c.receivedSeq));
+  if (c.incarnation !== undefined) h.set(H.incarnation, c.incarnation);
+  if (c.allow !== undefined) h.set(H.allow, c.allow);
+  if (c.earliestOffset !== undefined) h.set(H.earliestOffset, formatOffset(c.earliestOffset));
+  if (status === 503) h.set(H.retryAfter, "1");
+  if (options.method === "HEAD") return new Response(null, { status, headers: h });
+  h.set(H.contentType, "application/json");
+  return new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
+}

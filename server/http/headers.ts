@@ -1,0 +1,74 @@
+// Header names and the headers every response carries (spec §2.0). This layer is the only one
+// that knows header names.
+
+export const H = {
+  contentType: "Content-Type",
+  cacheControl: "Cache-Control",
+  location: "Location",
+  etag: "ETag",
+  ifNoneMatch: "If-None-Match",
+  allow: "Allow",
+  retryAfter: "Retry-After",
+  nextOffset: "Stream-Next-Offset",
+  upToDate: "Stream-Up-To-Date",
+  closed: "Stream-Closed",
+  cursor: "Stream-Cursor",
+  incarnation: "Stream-Incarnation",
+  seq: "Stream-Seq",
+  lastSeq: "Stream-Last-Seq",
+  ttl: "Stream-TTL",
+  expiresAt: "Stream-Expires-At",
+  attrs: "Stream-Attrs",
+  earliestOffset: "Stream-Earliest-Offset",
+  forkedFrom: "Stream-Forked-From",
+  forkOffset: "Stream-Fork-Offset",
+  forkSubOffset: "Stream-Fork-Sub-Offset",
+  producerId: "Producer-Id",
+  producerEpoch: "Producer-Epoch",
+  producerSeq: "Producer-Seq",
+  expectedSeq: "Producer-Expected-Seq",
+  receivedSeq: "Producer-Received-Seq",
+  sseDataContentType: "Stream-Data-Content-Type",
+  sseDataEncoding: "Stream-SSE-Data-Encoding",
+} as const;
+
+const EXPOSED = [
+  "Content-Type",
+  "ETag",
+  "Location",
+  "Retry-After",
+  "Stream-Next-Offset",
+  "Stream-Up-To-Date",
+  "Stream-Closed",
+  "Stream-Cursor",
+  "Stream-Incarnation",
+  "Stream-Last-Seq",
+  "Stream-TTL",
+  "Stream-Expires-At",
+  "Stream-Earliest-Offset",
+  "Stream-Data-Content-Type",
+  "Stream-SSE-Data-Encoding",
+  "Producer-Epoch",
+  "Producer-Seq",
+  "Producer-Expected-Seq",
+  "Producer-Received-Seq",
+].join(", ");
+
+export const ALLOWED_REQUEST_HEADERS =
+  "content-type, authorization, if-none-match, prefer, stream-seq, stream-ttl, stream-expires-at, stream-closed, stream-attrs, stream-incarnation, stream-record-match, stream-snapshot-match, producer-id, producer-epoch, producer-seq, stream-forked-from, stream-fork-offset, stream-fork-sub-offset";
+
+/** A fresh header set with the defaults every response carries, errors and 304s included. */
+export function baseHeaders(cacheControl = "no-store"): Headers {
+  return new Headers({
+    "X-Content-Type-Options": "nosniff",
+    "Cross-Origin-Resource-Policy": "cross-origin",
+    "Cache-Control": cacheControl,
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": EXPOSED,
+  });
+}
+
+/** Boolean request headers mean true only when they say `true`, in any case (spec §9.2 #24). */
+export function flag(value: string | null): boolean {
+  return value !== null && value.trim().toLowerCase() === "true";
+}

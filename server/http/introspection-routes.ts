@@ -1,0 +1,92 @@
+// The console's introspection API under /__ursula/api. Bucket IDs may not start with `__`, so
+// nothing here can collide with a bucket or stream. It reports what the public protocol does
+// not: listings with counts, the last accepted Stream-Seq and the producer table.
+
+import { Hono } from "hono";
+import { protocolError } from "../protocol/errors";
+import { formatRfc3339 } from "../protocol/lifetime";
+import { formatOffset } from "../protocol/offsets";
+import type { StreamState } from "../protocol/state";
+import type { AppDeps } from "./deps";
+import { renderError } from "./error-map";
+import { parseListQuery } from "./list-query";
+import { parseBucketId, parseStreamPath } from "./paths";
+import { json } from "./respond";
+
+export function introspectionRoutes(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.get("/health", () => json({ status: "ok" }));
+
+  app.get("/api/info", () =>
+    json({
+      version: deps.info.version,
+      data_path: deps.info.dataPath,
+      sync: deps.info.sync,
+      started_at_ms: deps.info.startedAtMs,
+      live_readers: deps.hub.active,
+      ...deps.store.counts(),
+    }),
+  );
+
+  app.get("/api/buckets", (c) => {
+    const query = parseListQuery(new URL(c.req.url), 100);
+    if (!query.ok) return renderError(query.error);
+    const page = deps.store.listBuckets(query.value);
+    return json({ buckets: page.items, total: page.total, next_cursor: page.nextCursor, has_more: page.hasMore });
+  });
+
+  app.get("/api/buckets/:bucket/streams", (c) => {
+    const bucket = parseBucketId(c.req.param("bucket"));
+    if (!bucket.ok) return renderError(bucket.error);
+    const query = parseListQuery(new URL(c.req.url), 100);
+    if (!query.ok) return renderError(query.error);
+    if (!deps.store.getBucket(bucket.value)) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
+    const page = deps.store.listStreams(bucket.value, query.value);
+    return json({
+      bucket_id: bucket.value,
+      prefix: query.value.prefix,
+      total: page.total,
+      streams: page.items,
+      next_cursor: page.nextCursor,
+      has_more: page.hasMore,
+    });
+  });
+
+  app.get("/api/streams/:bucket/:stream", (c) => {
+    const path = parseStreamPath(c.req.param("bucket"), c.req.param("stream"));
+    if (!path.ok) return renderError(path.error);
+    const state = deps.store.get(path.value.key);
+    if (!state || state.softDeleted) return renderError(protocolError("STREAM_NOT_FOUND", "stream not found"));
+    return json(describe(state, path.value.urlPath));
+  });
+
+  return app;
+}
+
+function describe(s: StreamState, urlPath: string) {
+  const expiresAtMs = s.expiresAtMs ?? (s.ttlSeconds === null ? null : s.touchedAtMs + s.ttlSeconds * 1000);
+  return {
+    bucket_id: s.bucket,
+    stream_id: s.name,
+    path: urlPath,
+    content_type: s.contentType,
+    tail_offset: s.tail,
+    next_offset: formatOffset(s.tail),
+    closed: s.closed,
+    closed_by: s.closedBy && { producer_id: s.closedBy.id, epoch: s.closedBy.epoch, seq: s.closedBy.seq },
+    incarnation: s.incarnation,
+    last_stream_seq: s.lastSeq,
+    ttl_seconds: s.ttlSeconds,
+    expires_at: expiresAtMs === null ? null : formatRfc3339(expiresAtMs),
+    expires_at_ms: expiresAtMs,
+    created_at_ms: s.createdAtMs,
+    last_write_at_ms: s.lastWriteAtMs,
+    message_count: s.messageCount,
+    producers: [...s.producers].map(([id, p]) => ({ producer_id: id, epoch: p.epoch, last_seq: p.lastSeq, updated_at_ms: p.updatedAtMs })),
+    fork: s.fork && { source: s.fork.sourceKey, offset: formatOffset(s.fork.offset), sub_offset: s.fork.subOffset },
+    attrs: s.attrs === null ? null : JSON.parse(s.attrs),
+    snapshot_offset: null,
+    retained_offset: formatOffset(0),
+  };
+}

@@ -1,0 +1,156 @@
+// GET (catch-up, long-poll, SSE) and HEAD on a stream (spec §2.7, §2.8, §4).
+
+import { isJsonType, isSseTextType } from "../protocol/content-type";
+import { streamCursor } from "../protocol/cursor";
+import { isProtocolError, protocolError } from "../protocol/errors";
+import { formatRfc3339 } from "../protocol/lifetime";
+import { formatOffset } from "../protocol/offsets";
+import { checkAddressed, planReadStart, readLimit } from "../protocol/read";
+import type { StreamState } from "../protocol/state";
+import { concat, type SsePayloadMode } from "../live/sse-payload";
+import { jsonArrayBytes } from "../live/json-array";
+import { sseBody } from "../live/sse-session";
+import type { AppDeps } from "./deps";
+import { renderError } from "./error-map";
+import { baseHeaders, H } from "./headers";
+import type { StreamPath } from "./paths";
+import { parseReadQuery, type ReadQuery } from "./read-query";
+import { parseIncarnationHeader } from "./write-requests";
+
+export async function readStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
+  const url = new URL(req.url);
+  const query = parseReadQuery(url, req.headers.get("accept"));
+  if (!query.ok) return renderError(query.error);
+  const incarnation = parseIncarnationHeader(req.headers);
+  if (!incarnation.ok) return renderError(incarnation.error);
+  const state = deps.store.get(path.key);
+  const start = planReadStart(state, query.value.offset, incarnation.value);
+  if (isProtocolError(start)) return renderError(start);
+  const arrayMode = isJsonType(state!.contentType) && !query.value.ndjson;
+  if (arrayMode && !deps.store.isMessageStart(state!, start)) {
+    return renderError(protocolError("INVALID_OFFSET", "offset falls inside a JSON message"));
+  }
+  deps.store.renewTtl(path.key);
+  const q = query.value;
+  if (q.live === "sse") return sse(deps, req, path, state!, start, q);
+  if (q.live === "long-poll") return longPoll(deps, req, path, state!, start, q, arrayMode, incarnation.value);
+  return catchUp(req, deps, state!, start, q, arrayMode, q.offset.kind === "now");
+}
+
+function representation(state: StreamState, arrayMode: boolean): string {
+  return isJsonType(state.contentType) && !arrayMode ? "application/x-ndjson" : state.contentType;
+}
+
+function catchUp(req: Request, deps: AppDeps, state: StreamState, start: number, q: ReadQuery, arrayMode: boolean, now: boolean, cursor = false): Response {
+  const slice = deps.store.readRange(state, start, readLimit(q.maxBytes), arrayMode);
+  const h = baseHeaders();
+  h.set(H.contentType, representation(state, arrayMode));
+  h.set(H.nextOffset, formatOffset(slice.end));
+  h.set(H.incarnation, state.incarnation);
+  const atTail = slice.end === state.tail;
+  if (atTail) h.set(H.upToDate, "true");
+  const closed = atTail && state.closed;
+  if (closed) h.set(H.closed, "true");
+  else if (cursor) h.set(H.cursor, streamCursor(Date.now(), q.cursor));
+  // offset=now answers the position, not a cacheable range: no ETag (spec §4.6).
+  if (!now) {
+    const etag = `"${state.incarnation}:${start}:${slice.end}:${arrayMode ? "a" : "b"}${closed ? ":c" : ""}"`;
+    h.set(H.etag, etag);
+    if (matches(req.headers.get(H.ifNoneMatch), etag)) return new Response(null, { status: 304, headers: h });
+  }
+  const body = arrayMode ? jsonArrayBytes(slice.chunks) : concat(slice.chunks);
+  return new Response(body, { status: 200, headers: h });
+}
+
+function matches(ifNoneMatch: string | null, etag: string): boolean {
+  if (ifNoneMatch === null) return false;
+  return ifNoneMatch.split(",").some((t) => {
+    const v = t.trim();
+    return v === "*" || v === etag || v === `W/${etag}`;
+  });
+}
+
+async function longPoll(
+  deps: AppDeps,
+  req: Request,
+  path: StreamPath,
+  initial: StreamState,
+  start: number,
+  q: ReadQuery,
+  arrayMode: boolean,
+  incarnation: string | null,
+): Promise<Response> {
+  let state = initial;
+  if (start === state.tail && !state.closed) {
+    if (deps.hub.full) return renderError(protocolError("LIVE_READ_BACKPRESSURE", "too many live readers; retry shortly"));
+    deps.keepOpen(req);
+    const deadline = Date.now() + (q.timeoutMs ?? deps.limits.longPollTimeoutMs);
+    for (;;) {
+      const remaining = deadline - Date.now();
+      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal) : "timeout";
+      const now = deps.store.get(path.key);
+      if (!now || now.id !== state.id || now.softDeleted) {
+        // The stream this reader waited on is gone: a recreated one is not a continuation.
+        if (now && !now.softDeleted && incarnation !== null) {
+          return renderError(protocolError("STREAM_INCARNATION_MISMATCH", "the stream was deleted and recreated while you waited", { incarnation: now.incarnation, nextOffset: now.tail }));
+        }
+        return renderError(protocolError("STREAM_NOT_FOUND", "the stream was deleted while you waited"));
+      }
+      state = now;
+      if (state.tail > start || state.closed || wake !== "changed") break;
+    }
+  }
+  if (state.tail > start) return catchUp(req, deps, state, start, q, arrayMode, false, true);
+  const h = baseHeaders();
+  h.set(H.nextOffset, formatOffset(state.tail));
+  h.set(H.upToDate, "true");
+  h.set(H.incarnation, state.incarnation);
+  if (state.closed) h.set(H.closed, "true");
+  else h.set(H.cursor, streamCursor(Date.now(), q.cursor));
+  return new Response(null, { status: 204, headers: h });
+}
+
+function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, start: number, q: ReadQuery): Response {
+  if (deps.hub.full) return renderError(protocolError("LIVE_READ_BACKPRESSURE", "too many live readers; retry shortly"));
+  deps.keepOpen(req);
+  const json = isJsonType(state.contentType);
+  const mode: SsePayloadMode = json ? (q.ndjson ? "ndjson" : "json-array") : isSseTextType(state.contentType) ? "text" : "base64";
+  const h = baseHeaders("no-cache");
+  h.set(H.contentType, "text/event-stream");
+  h.set(H.sseDataContentType, json && q.ndjson ? "application/x-ndjson" : state.contentType);
+  if (mode === "base64") h.set(H.sseDataEncoding, "base64");
+  h.set(H.incarnation, state.incarnation);
+  const body = sseBody({
+    store: deps.store,
+    hub: deps.hub,
+    key: path.key,
+    state,
+    start,
+    limitBytes: readLimit(q.maxBytes),
+    mode,
+    cursor: q.cursor,
+    heartbeatMs: deps.limits.sseHeartbeatMs,
+    maxDurationMs: deps.limits.sseMaxDurationMs,
+    signal: req.signal,
+  });
+  return new Response(body, { status: 200, headers: h });
+}
+
+export function headStream(deps: AppDeps, req: Request, path: StreamPath): Response {
+  const incarnation = parseIncarnationHeader(req.headers);
+  if (!incarnation.ok) return renderError(incarnation.error, { method: "HEAD" });
+  const checked = checkAddressed(deps.store.get(path.key), incarnation.value);
+  if (isProtocolError(checked)) return renderError(checked, { method: "HEAD" });
+  const s = checked;
+  const h = baseHeaders();
+  h.set(H.contentType, s.contentType);
+  h.set(H.nextOffset, formatOffset(s.tail));
+  h.set(H.upToDate, "true");
+  h.set(H.incarnation, s.incarnation);
+  if (s.closed) h.set(H.closed, "true");
+  if (s.ttlSeconds !== null) h.set(H.ttl, String(s.ttlSeconds));
+  if (s.expiresAtMs !== null) h.set(H.expiresAt, formatRfc3339(s.expiresAtMs));
+  const etag = `"${s.incarnation}:${s.tail}:h${s.closed ? ":c" : ""}"`;
+  h.set(H.etag, etag);
+  return new Response(null, { status: matches(req.headers.get(H.ifNoneMatch), etag) ? 304 : 200, headers: h });
+}

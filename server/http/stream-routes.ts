@@ -1,0 +1,56 @@
+// Streams at /{bucket}/{stream} and at the compatibility surface /v1/stream/{name}, which maps
+// to bucket `_default` (spec §1.4). Both dispatch to the same handlers.
+
+import { Hono } from "hono";
+import { protocolError } from "../protocol/errors";
+import type { AppDeps } from "./deps";
+import { renderError } from "./error-map";
+import { DEFAULT_BUCKET, parseStreamPath, V1_PREFIX, type StreamPath } from "./paths";
+import { headStream, readStream } from "./reads";
+import { appendToStream, createStream, deleteStream } from "./writes";
+
+const STREAM_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
+
+function dispatch(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> | Response {
+  switch (req.method) {
+    case "PUT":
+      return createStream(deps, req, path);
+    case "POST":
+      return appendToStream(deps, req, path);
+    case "GET":
+      return readStream(deps, req, path);
+    // Hono answers HEAD through GET routes; the raw request still says HEAD, and HEAD must not
+    // run the read path, which renews the TTL (spec §2.0).
+    case "HEAD":
+      return headStream(deps, req, path);
+    case "DELETE":
+      return deleteStream(deps, req, path);
+    default:
+      return renderError(protocolError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on a stream`, { allow: STREAM_METHODS }));
+  }
+}
+
+export function streamRoutes(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.all("/v1/stream/*", (c) => {
+    const raw = new URL(c.req.url).pathname.slice(V1_PREFIX.length);
+    // The DS subscription prefix is reserved and not implemented (spec §2.23).
+    if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
+    let name: string;
+    try {
+      name = decodeURIComponent(raw);
+    } catch {
+      return renderError(protocolError("INVALID_STREAM_ID", "stream ID is not valid percent-encoding"));
+    }
+    const path = parseStreamPath(DEFAULT_BUCKET, name);
+    return path.ok ? dispatch(deps, c.req.raw, path.value) : renderError(path.error);
+  });
+
+  app.all("/:bucket/:stream", (c) => {
+    const path = parseStreamPath(c.req.param("bucket"), c.req.param("stream"));
+    return path.ok ? dispatch(deps, c.req.raw, path.value) : renderError(path.error);
+  });
+
+  return app;
+}

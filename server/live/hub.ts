@@ -1,0 +1,67 @@
+// Per-stream waiters for long-poll and SSE. The store reports each commit; waiters of that
+// stream incarnation wake and read committed state. Keyed by row id, so a recreated stream at
+// the same path never wakes a reader of the old one, except to tell it the old one is gone.
+
+import type { Store, StreamChange } from "../storage/store";
+
+export type Wake = "changed" | "gone" | "timeout" | "shutdown" | "aborted";
+
+interface Waiter {
+  wake(reason: Wake): void;
+}
+
+export class LiveHub {
+  private readonly waiters = new Map<number, Set<Waiter>>();
+  private size = 0;
+  private shuttingDown = false;
+
+  constructor(store: Store, readonly maxWaiters: number) {
+    store.onChange((changes) => this.dispatch(changes));
+  }
+
+  get active(): number {
+    return this.size;
+  }
+
+  get full(): boolean {
+    return this.size >= this.maxWaiters;
+  }
+
+  /** Resolves on the next commit that touches stream `id`, its deletion, the timeout, or shutdown. */
+  wait(id: number, timeoutMs: number, signal?: AbortSignal): Promise<Wake> {
+    if (this.shuttingDown) return Promise.resolve("shutdown");
+    return new Promise<Wake>((resolve) => {
+      let set = this.waiters.get(id);
+      if (!set) this.waiters.set(id, (set = new Set()));
+      const timer = setTimeout(() => waiter.wake("timeout"), timeoutMs);
+      const onAbort = () => waiter.wake("aborted");
+      const waiter: Waiter = {
+        wake: (reason) => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          if (set!.delete(waiter)) this.size--;
+          if (set!.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);
+          resolve(reason);
+        },
+      };
+      set.add(waiter);
+      this.size++;
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Ends every wait; live readers then send their final event. */
+  shutdown(): void {
+    this.shuttingDown = true;
+    for (const set of [...this.waiters.values()]) for (const w of [...set]) w.wake("shutdown");
+  }
+
+  private dispatch(changes: StreamChange[]): void {
+    for (const change of changes) {
+      const id = change.kind === "gone" ? change.id : change.state.id;
+      const set = this.waiters.get(id);
+      if (!set) continue;
+      for (const w of [...set]) w.wake(change.kind === "gone" ? "gone" : "changed");
+    }
+  }
+}

@@ -1,0 +1,48 @@
+// What one SSE data event carries, by stream type (spec §4.4): a JSON array of whole messages,
+// NDJSON text, UTF-8 text cut only at a code-point boundary, or base64 for everything else.
+
+import type { StreamState } from "../protocol/state";
+import type { Store } from "../storage/store";
+import { jsonArrayText } from "./json-array";
+
+export type SsePayloadMode = "json-array" | "ndjson" | "text" | "base64";
+
+const text = new TextDecoder("utf-8");
+
+export function encodeSsePayload(store: Store, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode) {
+  const slice = store.readRange(state, start, limitBytes, mode === "json-array");
+  if (mode === "json-array") return { text: jsonArrayText(slice.chunks), end: slice.end };
+  const bytes = concat(slice.chunks);
+  if (mode === "base64") return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("base64"), end: slice.end };
+  const cut = slice.end === state.tail ? bytes.length : utf8Boundary(bytes);
+  // A read that would otherwise be cut to nothing sends the partial character rather than stall.
+  const length = cut === 0 ? bytes.length : cut;
+  return { text: text.decode(bytes.subarray(0, length)), end: start + length };
+}
+
+/** The longest prefix that does not end inside a UTF-8 sequence. */
+export function utf8Boundary(bytes: Uint8Array): number {
+  let i = bytes.length;
+  let back = 0;
+  while (i > 0 && back < 4 && (bytes[i - 1]! & 0xc0) === 0x80) {
+    i--;
+    back++;
+  }
+  if (i === 0) return bytes.length;
+  const lead = bytes[i - 1]!;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return back + 1 >= need ? bytes.length : i - 1;
+}
+
+export function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  let size = 0;
+  for (const c of chunks) size += c.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

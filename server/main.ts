@@ -1,0 +1,70 @@
+// The binary: parse flags and environment, open the store, build the app and serve. Nothing else.
+
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createApp } from "./app";
+import { ConfigError, helpText, parseConfig } from "./config";
+import { LiveHub } from "./live/hub";
+import { SqliteStore } from "./storage/sqlite-store";
+import pkg from "../package.json" with { type: "json" };
+
+const VERSION = pkg.version;
+
+function start(): void {
+  let parsed;
+  try {
+    parsed = parseConfig(process.argv.slice(2), process.env);
+  } catch (e) {
+    console.error(`ursa: ${(e as Error).message}\n\n${helpText(VERSION)}`);
+    process.exit(2);
+  }
+  if (parsed.kind === "help") return void console.log(helpText(VERSION));
+  if (parsed.kind === "version") return void console.log(VERSION);
+  const config = parsed.config;
+
+  let dataPath = ":memory:";
+  if (!config.memory) {
+    mkdirSync(config.dataDir, { recursive: true });
+    dataPath = resolve(join(config.dataDir, "ursa.sqlite"));
+  }
+  const store = new SqliteStore({ path: dataPath, sync: config.sync });
+  const hub = new LiveHub(store, config.maxLiveReaders);
+  let server: ReturnType<typeof Bun.serve> | undefined;
+  const app = createApp({
+    store,
+    hub,
+    limits: {
+      maxBodyBytes: config.maxBodyBytes,
+      longPollTimeoutMs: config.longPollTimeoutMs,
+      sseHeartbeatMs: config.sseHeartbeatMs,
+      sseMaxDurationMs: config.sseMaxDurationMs,
+    },
+    keepOpen: (req) => server?.timeout(req, 0),
+    info: { version: VERSION, dataPath, sync: config.memory ? "memory" : config.sync, startedAtMs: Date.now() },
+  });
+
+  server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    fetch: app.fetch,
+    // ursa enforces its own limit (with a JSON error); Bun's must sit above it.
+    maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
+    idleTimeout: 30,
+  });
+  console.log(`ursa listening http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port} data=${dataPath}`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`ursa: ${signal}: finishing in-flight writes`);
+    hub.shutdown();
+    await server!.stop(false);
+    await store.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+start();

@@ -1,0 +1,397 @@
+// The SQLite-backed Store. Stream metadata and producer state live in memory, rebuilt from the
+// database at start; the database is the truth. Writes go through group commit (one transaction
+// and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
+
+import { Database } from "bun:sqlite";
+import { applyAppend, decideAppend, type AppendRequest } from "../protocol/append";
+import { isJsonType } from "../protocol/content-type";
+import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
+import { isProtocolError } from "../protocol/errors";
+import { nextIncarnation } from "../protocol/incarnation";
+import { isExpired } from "../protocol/lifetime";
+import type { ProducerState } from "../protocol/producer";
+import { checkAddressed } from "../protocol/read";
+import { streamKey, type StreamState } from "../protocol/state";
+import { GroupCommit } from "./group-commit";
+import { listBuckets, listStreams } from "./listing";
+import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
+import { SCHEMA, SCHEMA_VERSION } from "./schema";
+import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StreamChange } from "./store";
+
+export type SyncMode = "full" | "normal";
+
+export interface SqliteStoreOptions {
+  /** A file path, or ":memory:" for an ephemeral store. */
+  path: string;
+  sync: SyncMode;
+  now?: () => number;
+  /** How often expired streams are reclaimed in the background. */
+  sweepIntervalMs?: number;
+}
+
+/** One transaction's view: its own changes over the committed cache. */
+export class Batch {
+  readonly overlay = new Map<string, StreamState | null>();
+  readonly changes: StreamChange[] = [];
+  constructor(private readonly cache: Map<string, StreamState>) {}
+  get(key: string): StreamState | undefined {
+    const v = this.overlay.get(key);
+    return v === undefined ? this.cache.get(key) : v ?? undefined;
+  }
+  put(state: StreamState): void {
+    this.overlay.set(streamKey(state.bucket, state.name), state);
+  }
+  remove(key: string): void {
+    this.overlay.set(key, null);
+  }
+}
+
+export class SqliteStore implements Store {
+  private readonly db: Database;
+  private readonly st: Statements;
+  private readonly cache = new Map<string, StreamState>();
+  private readonly writes: GroupCommit<Batch>;
+  private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
+  private readonly now: () => number;
+  private readonly pendingReaps = new Set<string>();
+  private readonly touchPersistedAt = new Map<number, number>();
+  private lastIncarnation = 0;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: SqliteStoreOptions) {
+    this.now = options.now ?? Date.now;
+    this.db = new Database(options.path, { create: true, strict: true });
+    if (options.path !== ":memory:") this.db.exec("PRAGMA journal_mode = WAL");
+    this.db.exec(`PRAGMA synchronous = ${options.sync === "full" ? "FULL" : "NORMAL"}`);
+    this.db.exec("PRAGMA busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    this.st = new Statements(this.db);
+    this.migrate();
+    this.load();
+    this.writes = new GroupCommit<Batch>({
+      begin: this.st.begin,
+      commit: this.st.commit,
+      rollback: this.st.rollback,
+      open: () => new Batch(this.cache),
+      committed: (batch) => this.install(batch),
+    });
+    this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
+    this.sweeper.unref();
+  }
+
+  private migrate(): void {
+    const version = this.st.getMeta.get("schema_version");
+    if (version && Number(version.value) !== SCHEMA_VERSION) {
+      throw new Error(`database schema version ${version.value} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
+    }
+    this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
+    this.lastIncarnation = Number(this.st.getMeta.get("last_incarnation")?.value ?? 0);
+  }
+
+  private load(): void {
+    const producers = new Map<number, Map<string, ProducerState>>();
+    for (const p of this.db.query<ProducerRow, []>("SELECT * FROM producers").all()) {
+      let m = producers.get(p.stream_id);
+      if (!m) producers.set(p.stream_id, (m = new Map()));
+      m.set(p.producer_id, { epoch: p.epoch, lastSeq: p.last_seq, lastStart: p.last_start, lastNext: p.last_next, updatedAtMs: p.updated_at_ms });
+    }
+    const refs = new Map<number, number>();
+    const rows = this.db.query<StreamRow, []>("SELECT * FROM streams").all();
+    for (const r of rows) if (r.fork_source_id !== null) refs.set(r.fork_source_id, (refs.get(r.fork_source_id) ?? 0) + 1);
+    for (const r of rows) {
+      this.cache.set(streamKey(r.bucket, r.name), rowToState(r, producers.get(r.id) ?? new Map(), refs.get(r.id) ?? 0));
+    }
+  }
+
+  private install(batch: Batch): void {
+    for (const [key, state] of batch.overlay) {
+      if (state === null) this.cache.delete(key);
+      else this.cache.set(key, state);
+    }
+    if (batch.changes.length > 0) for (const l of this.listeners) l(batch.changes);
+  }
+
+  onChange(listener: (changes: StreamChange[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  // ---- reads: committed state only -------------------------------------------------------
+
+  get(key: string): StreamState | undefined {
+    const state = this.cache.get(key);
+    if (state && !state.softDeleted && isExpired(state, this.now())) {
+      this.reap(key);
+      return undefined;
+    }
+    return state;
+  }
+
+  readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): ReadSlice {
+    if (start >= state.tail) return { chunks: [], end: start };
+    const end = Math.min(state.tail, start + limitBytes);
+    // Array mode always carries at least one whole message, however large (spec §4.2).
+    const rows = this.st.readFrom.all(state.id, start, wholeMessages ? Math.max(end, start + 1) : end);
+    const chunks: Uint8Array[] = [];
+    if (wholeMessages) {
+      let pos = start;
+      for (const row of rows) {
+        if (chunks.length > 0 && row.start + row.data.length > end) break;
+        chunks.push(row.data);
+        pos = row.start + row.data.length;
+      }
+      return { chunks, end: pos };
+    }
+    for (const row of rows) {
+      const from = Math.max(start, row.start) - row.start;
+      const to = Math.min(end, row.start + row.data.length) - row.start;
+      chunks.push(from === 0 && to === row.data.length ? row.data : row.data.subarray(from, to));
+    }
+    return { chunks, end };
+  }
+
+  isMessageStart(state: StreamState, offset: number): boolean {
+    return offset === state.tail || this.st.messageAt.get(state.id, offset) !== null;
+  }
+
+  renewTtl(key: string): void {
+    const state = this.cache.get(key);
+    if (!state || state.ttlSeconds === null || state.softDeleted) return;
+    const now = this.now();
+    this.cache.set(key, { ...state, touchedAtMs: now });
+    // Persisting every read's touch would make reads into writes; a quarter of the TTL is the
+    // most a crash can shorten a stream's life by.
+    const persisted = this.touchPersistedAt.get(state.id) ?? state.touchedAtMs;
+    if (now - persisted < (state.ttlSeconds * 1000) / 4) return;
+    this.touchPersistedAt.set(state.id, now);
+    this.writes
+      .submit((tx) => {
+        const s = tx.get(key);
+        if (s && s.id === state.id) this.st.updateTouch.run(s.touchedAtMs, s.id);
+      })
+      .catch(() => this.touchPersistedAt.delete(state.id));
+  }
+
+  // ---- writes: group committed -------------------------------------------------------------
+
+  append(key: string, request: AppendRequest) {
+    return this.writes.submit((tx) => {
+      const state = this.live(tx, key);
+      const decision = decideAppend(state, request);
+      if (decision.kind !== "accepted") return decision;
+      const now = this.now();
+      const { effect } = decision;
+      let pos = effect.start;
+      for (const m of effect.messages) {
+        this.st.insertMessage.run(state!.id, pos, effect.start, m);
+        pos += m.length;
+      }
+      const next = applyAppend(state!, effect, now);
+      this.st.update(next);
+      if (effect.producer) this.saveProducer(next, effect.producer.id);
+      tx.put(next);
+      tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
+      return decision;
+    });
+  }
+
+  create(key: string, request: CreateRequest): Promise<CreateOutcome> {
+    return this.writes.submit((tx): CreateOutcome => {
+      const existing = this.live(tx, key);
+      const source = request.fork
+        ? (() => {
+            const state = this.live(tx, request.fork.sourceKey);
+            return { state, appendAt: (offset: number) => this.appendAt(state!, offset) };
+          })()
+        : null;
+      const decision = decideCreate(existing, request, source);
+      if (decision.kind !== "create") return decision;
+      const state = this.materialize(tx, decision.plan);
+      return { kind: "created", state };
+    });
+  }
+
+  delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
+    return this.writes.submit((tx): DeleteOutcome => {
+      const checked = checkAddressed(this.live(tx, key), incarnation);
+      if (isProtocolError(checked)) return checked;
+      if (checked.forkRefs > 0) {
+        this.softDelete(tx, checked);
+        return { kind: "deleted", soft: true };
+      }
+      this.hardDelete(tx, checked);
+      return { kind: "deleted", soft: false };
+    });
+  }
+
+  putBucket(bucket: string): Promise<"created" | "exists"> {
+    return this.writes.submit(() => {
+      if (this.st.getBucket.get(bucket)) return "exists" as const;
+      this.st.insertBucket.run(bucket, this.now());
+      return "created" as const;
+    });
+  }
+
+  getBucket(bucket: string) {
+    const row = this.st.getBucket.get(bucket);
+    if (!row) return undefined;
+    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: listStreams(this.db, (k) => this.get(k), bucket, { prefix: "", after: null, limit: 1 }).total };
+  }
+
+  deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
+    return this.writes.submit((tx) => {
+      if (!this.st.getBucket.get(bucket)) return "missing" as const;
+      const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
+      // Expired streams are reclaimed here rather than counted (spec §2.3).
+      if (names.some(({ name }) => this.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
+      this.st.deleteBucket.run(bucket);
+      return "deleted" as const;
+    });
+  }
+
+  listBuckets(query: ListQuery) {
+    return listBuckets(this.db, query);
+  }
+
+  listStreams(bucket: string, query: ListQuery) {
+    return listStreams(this.db, (k) => this.get(k), bucket, query);
+  }
+
+  counts() {
+    let streams = 0;
+    for (const s of this.cache.values()) if (!s.softDeleted) streams++;
+    const buckets = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM buckets").get()!.n;
+    return { streams, buckets };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.writes.drain();
+    this.db.close();
+  }
+
+  // ---- inside a transaction ------------------------------------------------------------------
+
+  /** The stream's state in this transaction, reclaiming it first if it has expired. */
+  private live(tx: Batch, key: string): StreamState | undefined {
+    const state = tx.get(key);
+    if (!state || state.softDeleted || !isExpired(state, this.now())) return state;
+    if (state.forkRefs > 0) this.softDelete(tx, state);
+    else this.hardDelete(tx, state);
+    return state.forkRefs > 0 ? tx.get(key) : undefined;
+  }
+
+  private appendAt(state: StreamState, offset: number): number[] | null {
+    if (offset === state.tail) return [];
+    const at = this.st.messageAt.get(state.id, offset);
+    if (!at || at.seg !== offset) return null;
+    const lengths: number[] = [];
+    for (const row of this.st.appendRows.iterate(state.id, offset)) {
+      if (row.seg !== offset) break;
+      lengths.push(row.len);
+    }
+    return lengths;
+  }
+
+  private materialize(tx: Batch, plan: CreatePlan): StreamState {
+    const now = this.now();
+    this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
+    const incarnation = String(this.lastIncarnation);
+    this.st.setMeta.run("last_incarnation", incarnation);
+    this.st.insertBucket.run(plan.bucket, now);
+    let state: StreamState = {
+      id: 0,
+      bucket: plan.bucket,
+      name: plan.name,
+      incarnation,
+      contentType: plan.contentType,
+      tail: 0,
+      messageCount: 0,
+      closed: false,
+      closedBy: null,
+      lastSeq: plan.streamSeq,
+      ttlSeconds: plan.lifetime.ttlSeconds,
+      expiresAtMs: plan.lifetime.expiresAtMs,
+      touchedAtMs: now,
+      createdAtMs: now,
+      lastWriteAtMs: null,
+      fork: plan.fork && { sourceKey: plan.fork.sourceKey, sourceId: plan.fork.sourceId, offset: plan.fork.offset, subOffset: plan.fork.subOffset },
+      softDeleted: false,
+      forkRefs: 0,
+      attrs: plan.attrs,
+      producers: new Map(),
+    };
+    state = { ...state, id: this.st.insert(state) };
+    if (plan.fork) {
+      // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
+      // source later (appends, deletion) can reach it.
+      const { sourceId, offset, subBytes, subMessages } = plan.fork;
+      this.st.copyBelow.run(state.id, sourceId, offset);
+      const below = this.st.countBelow.get(sourceId, offset)!.n;
+      if (subBytes > 0) {
+        if (!isJsonType(state.contentType)) this.st.copyPrefix.run(state.id, subBytes, sourceId, offset);
+        else this.st.copyRows.run(state.id, sourceId, offset, offset + subBytes);
+      }
+      state = { ...state, tail: offset + subBytes, messageCount: below + subMessages };
+      const source = tx.get(plan.fork.sourceKey)!;
+      tx.put({ ...source, forkRefs: source.forkRefs + 1 });
+    }
+    if (plan.messages.length > 0 || plan.close || plan.producer) {
+      const start = state.tail;
+      let pos = start;
+      for (const m of plan.messages) {
+        this.st.insertMessage.run(state.id, pos, start, m);
+        pos += m.length;
+      }
+      state = applyAppend(state, { start, messages: plan.messages, bytes: pos - start, close: plan.close, streamSeq: null, producer: plan.producer }, now);
+      if (plan.producer) this.saveProducer(state, plan.producer.id);
+    }
+    this.st.update(state);
+    tx.put(state);
+    return state;
+  }
+
+  private saveProducer(state: StreamState, producerId: string): void {
+    const p = state.producers.get(producerId)!;
+    this.st.upsertProducer.run(state.id, producerId, p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs);
+  }
+
+  private softDelete(tx: Batch, state: StreamState): void {
+    this.st.deleteMessages.run(state.id);
+    this.st.deleteProducers.run(state.id);
+    const next = { ...state, softDeleted: true, producers: new Map() };
+    this.st.update(next);
+    tx.put(next);
+    tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
+  }
+
+  private hardDelete(tx: Batch, state: StreamState): void {
+    const key = streamKey(state.bucket, state.name);
+    this.st.deleteMessages.run(state.id);
+    this.st.deleteProducers.run(state.id);
+    this.st.deleteStreamRow.run(state.id);
+    this.touchPersistedAt.delete(state.id);
+    tx.remove(key);
+    tx.changes.push({ kind: "gone", id: state.id, key });
+    if (!state.fork) return;
+    const source = tx.get(state.fork.sourceKey);
+    if (!source || source.id !== state.fork.sourceId) return;
+    const released = { ...source, forkRefs: source.forkRefs - 1 };
+    // The last fork of a soft-deleted source takes the source with it, up the chain.
+    if (released.softDeleted && released.forkRefs === 0) this.hardDelete(tx, released);
+    else tx.put(released);
+  }
+
+  private reap(key: string): void {
+    if (this.pendingReaps.has(key)) return;
+    this.pendingReaps.add(key);
+    this.writes
+      .submit((tx) => this.live(tx, key))
+      .catch(() => undefined)
+      .finally(() => this.pendingReaps.delete(key));
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, state] of this.cache) if (!state.softDeleted && isExpired(state, now)) this.reap(key);
+  }
+}

@@ -1,0 +1,72 @@
+// The one storage interface (design.md): the transaction boundary. A write reads the stream's
+// state, lets server/protocol decide, and applies the effect atomically; data, Stream-Seq,
+// producer state, closure and TTL move together or not at all.
+
+import type { AppendDecision, AppendRequest } from "../protocol/append";
+import type { CreateDecision, CreateRequest } from "../protocol/create";
+import type { ProtocolError } from "../protocol/errors";
+import type { StreamState } from "../protocol/state";
+
+export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
+
+export type DeleteOutcome = ProtocolError | { kind: "deleted"; soft: boolean };
+
+export interface ReadSlice {
+  /** Whole messages (array mode) or byte pieces, in order. */
+  chunks: Uint8Array[];
+  end: number;
+}
+
+/** What the live layer is told after a transaction commits. */
+export type StreamChange =
+  | { kind: "appended"; state: StreamState; start: number; messages: Uint8Array[] }
+  | { kind: "closed"; state: StreamState }
+  | { kind: "gone"; id: number; key: string };
+
+export interface StreamSummary {
+  stream_id: string;
+  status: "Open" | "Closed";
+  content_type: string;
+  tail_offset: number;
+  next_offset: string;
+  created_at_ms: number;
+  last_write_at_ms: number | null;
+  incarnation: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export interface ListQuery {
+  prefix: string;
+  after: string | null;
+  limit: number;
+}
+
+export interface Store {
+  /** The committed state of a live stream (expired streams read as absent). */
+  get(key: string): StreamState | undefined;
+  readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): ReadSlice;
+  isMessageStart(state: StreamState, offset: number): boolean;
+  /** Sliding TTL renewal for reads (spec §7.1); writes renew inside their transaction. */
+  renewTtl(key: string): void;
+
+  append(key: string, request: AppendRequest): Promise<AppendDecision>;
+  create(key: string, request: CreateRequest): Promise<CreateOutcome>;
+  delete(key: string, incarnation: string | null): Promise<DeleteOutcome>;
+
+  putBucket(bucket: string): Promise<"created" | "exists">;
+  getBucket(bucket: string): { bucket_id: string; streams: number; created_at_ms: number } | undefined;
+  deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty">;
+  listBuckets(query: ListQuery): Page<{ bucket_id: string; stream_count: number }>;
+  listStreams(bucket: string, query: ListQuery): Page<StreamSummary>;
+  counts(): { streams: number; buckets: number };
+
+  onChange(listener: (changes: StreamChange[]) => void): void;
+  /** Waits for queued writes to commit, then closes the database. */
+  close(): Promise<void>;
+}
