@@ -1,0 +1,130 @@
+// Incarnation lab (seed: "Guarding against a recreated stream"): keep a token, delete and
+// recreate the stream, replay an append, a read and a HEAD with the old token and get 412
+// carrying the new one; a missing stream still answers 404 with the header.
+import type { Exchange } from "../api/types";
+import { getHeader } from "../api/headers";
+import { ScriptedLab, type ScriptStep, type StepResult } from "./scriptedLab";
+import type { Transport } from "./transport";
+
+export interface IncarnationCtx {
+  path: string;
+  missingPath: string;
+  oldToken?: string;
+  newToken?: string;
+}
+
+const token = (ex: Exchange) => getHeader(ex.response?.headers, "stream-incarnation");
+
+function expect412(ctx: IncarnationCtx, ex: Exchange, what: string): StepResult {
+  const got = token(ex);
+  if (ex.response?.status !== 412) return { ok: false, note: `expected 412, got ${ex.response?.status ?? ex.networkError}` };
+  if (got !== ctx.newToken) return { ok: false, note: `412, but it carries ${got ?? "no token"} instead of the new ${ctx.newToken}` };
+  return { ok: true, note: `412: ${what} refused. It carries the new token ${got}; start over from the new stream and keep it.` };
+}
+
+export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
+  const withOld = (ctx: IncarnationCtx): [string, string][] => [["Stream-Incarnation", ctx.oldToken ?? ""]];
+  return [
+    {
+      actor: "client",
+      title: "Create the stream and keep its token",
+      explain: "Every successful response that addresses a stream, except a DELETE, carries Stream-Incarnation. Keep it with whatever you derive from the stream.",
+      expectStatus: 201,
+      build: (ctx) => ({ method: "PUT", path: ctx.path, headers: [["Content-Type", "application/json"]] }),
+      after: (ctx, ex) => {
+        ctx.oldToken = token(ex);
+        return ex.response?.status === 201 && ctx.oldToken
+          ? { ok: true, note: `Created. Stream-Incarnation: ${ctx.oldToken} — the token we keep.` }
+          : { ok: false, halt: true, note: `expected 201 with a token, got ${ex.response?.status}` };
+      },
+    },
+    {
+      actor: "client",
+      title: "Append with the kept token",
+      explain: "Sent back as a request header, the token is compared for equality with the stream's current incarnation, atomically with the write.",
+      expectStatus: 204,
+      build: (ctx) => ({ method: "POST", path: ctx.path, headers: [["Content-Type", "application/json"], ...withOld(ctx)], body: '[{"step":"first life"}]' }),
+    },
+    {
+      actor: "someone else",
+      title: "Delete the stream",
+      explain: "DELETE ends the incarnation. Its 204 carries no Stream-Incarnation: there is no stream left to name.",
+      expectStatus: 204,
+      build: (ctx) => ({ method: "DELETE", path: ctx.path, headers: [] }),
+      after: (_ctx, ex) =>
+        ex.response?.status === 204
+          ? { ok: token(ex) === undefined, note: token(ex) === undefined ? "Deleted; no Stream-Incarnation on a DELETE." : "Deleted, but the 204 carried Stream-Incarnation" }
+          : { ok: false, halt: true, note: `expected 204, got ${ex.response?.status}` },
+    },
+    {
+      actor: "someone else",
+      title: "Recreate it at the same URL",
+      explain: "A PUT after a delete starts a new incarnation. Stream-Seq and producer state start empty, so they cannot tell you the stream you knew is gone. The token can.",
+      expectStatus: 201,
+      build: (ctx) => ({ method: "PUT", path: ctx.path, headers: [["Content-Type", "application/json"]] }),
+      after: (ctx, ex) => {
+        ctx.newToken = token(ex);
+        if (ex.response?.status !== 201) return { ok: false, halt: true, note: `expected 201, got ${ex.response?.status}` };
+        return ctx.newToken && ctx.newToken !== ctx.oldToken
+          ? { ok: true, note: `Recreated with a new token ${ctx.newToken} (was ${ctx.oldToken}).` }
+          : { ok: false, note: `the new incarnation reuses token ${ctx.newToken}` };
+      },
+    },
+    {
+      actor: "client",
+      title: "Replay the append with the old token",
+      explain: "A refused write applies nothing: the append does not land in a stream the client never read.",
+      expectStatus: 412,
+      build: (ctx) => ({ method: "POST", path: ctx.path, headers: [["Content-Type", "application/json"], ...withOld(ctx)], body: '[{"step":"replayed"}]' }),
+      after: (ctx, ex) => expect412(ctx, ex, "the append was"),
+    },
+    {
+      actor: "client",
+      title: "Read with the old token",
+      explain: "Reads honour the header too (catch-up, long-poll and SSE), so cached offsets are never applied to the new stream.",
+      expectStatus: 412,
+      build: (ctx) => ({ method: "GET", path: `${ctx.path}?offset=-1`, headers: withOld(ctx) }),
+      after: (ctx, ex) => expect412(ctx, ex, "the read was"),
+    },
+    {
+      actor: "client",
+      title: "HEAD with the old token",
+      explain: "HEAD is the cheap way to check a kept token before doing anything else.",
+      expectStatus: 412,
+      build: (ctx) => ({ method: "HEAD", path: ctx.path, headers: withOld(ctx) }),
+      after: (ctx, ex) => expect412(ctx, ex, "the HEAD was"),
+    },
+    {
+      actor: "client",
+      title: "Read a missing stream with the token",
+      explain: "A request that would answer 404 without the header still does: the header never turns “missing” into 412.",
+      expectStatus: 404,
+      build: (ctx) => ({ method: "GET", path: `${ctx.missingPath}?offset=-1`, headers: withOld(ctx) }),
+    },
+    {
+      actor: "client",
+      title: "PUT a missing stream with the token",
+      explain: "The one exception: a PUT with the header for a missing stream answers 412 and creates nothing.",
+      expectStatus: 412,
+      build: (ctx) => ({ method: "PUT", path: ctx.missingPath, headers: [["Content-Type", "application/json"], ...withOld(ctx)] }),
+    },
+    {
+      actor: "client",
+      title: "Check that nothing was created",
+      explain: "HEAD without the header: still 404.",
+      expectStatus: 404,
+      build: (ctx) => ({ method: "HEAD", path: ctx.missingPath, headers: [] }),
+    },
+  ];
+}
+
+export function createIncarnationLab(transport: Transport, bucket: string, name: () => string = () => `inc-${Date.now().toString(36)}`) {
+  return new ScriptedLab<IncarnationCtx>(
+    transport,
+    () => {
+      const n = name();
+      return { path: `/${bucket}/${n}`, missingPath: `/${bucket}/${n}-missing` };
+    },
+    incarnationSteps,
+  );
+}

@@ -1,0 +1,139 @@
+// Outbox lab (seed: "Publishing committed facts"): one logical publisher sends committed
+// facts with producer headers and Stream-Seq = the commit number. A new owner takes over
+// with a higher epoch, republishes a fact the old owner already published, gets the
+// "already published" 409 (Stream-Last-Seq) and skips; once its first write is accepted,
+// the old owner's writes answer 403.
+import type { Exchange } from "../api/types";
+import { getHeader } from "../api/headers";
+import { padSeq } from "../api/streamSeq";
+import { readToTail } from "./logReader";
+import { ScriptedLab, type ScriptStep, type StepResult } from "./scriptedLab";
+import type { Transport } from "./transport";
+
+export const PRODUCER_ID = "outbox-publisher";
+export const FACTS = 6;
+
+export interface Owner {
+  label: "old owner" | "new owner";
+  epoch: number;
+  producerSeq: number;
+  nextFact: number;
+}
+
+export interface OutboxCtx {
+  path: string;
+  old: Owner;
+  next: Owner;
+  /** The fact the new owner's checkpoint says to publish first: one the old owner already did. */
+  checkpoint: number;
+}
+
+function publish(who: "old" | "next"): ScriptStep<OutboxCtx> {
+  return {
+    actor: who === "old" ? "old owner" : "new owner",
+    title: (ctx) => `${ctx[who].label} publishes fact ${ctx[who].nextFact} (epoch ${ctx[who].epoch}, Producer-Seq ${ctx[who].producerSeq}, Stream-Seq ${ctx[who].nextFact})`,
+    explain: "Both guards on each append: producer headers for retries, Stream-Seq = the commit's number, zero-padded.",
+    build: (ctx) => {
+      const o = ctx[who];
+      return {
+        method: "POST",
+        path: ctx.path,
+        headers: [
+          ["Content-Type", "application/json"],
+          ["Producer-Id", PRODUCER_ID],
+          ["Producer-Epoch", String(o.epoch)],
+          ["Producer-Seq", String(o.producerSeq)],
+          ["Stream-Seq", padSeq(o.nextFact)],
+        ],
+        body: JSON.stringify([{ fact: o.nextFact, by: o.label, epoch: o.epoch }]),
+      };
+    },
+    after: (ctx, ex) => interpret(ctx[who], ex),
+  };
+}
+
+function interpret(o: Owner, ex: Exchange): StepResult {
+  const status = ex.response?.status;
+  const lastSeq = getHeader(ex.response?.headers, "stream-last-seq");
+  if (status === 200) {
+    const fact = o.nextFact;
+    o.producerSeq++;
+    o.nextFact++;
+    return { ok: true, note: `Published fact ${fact}.` };
+  }
+  if (status === 409 && lastSeq !== undefined) {
+    const skipTo = Number(lastSeq) + 1;
+    const skipped = o.nextFact;
+    o.nextFact = skipTo;
+    return {
+      ok: true,
+      note: `409 with Stream-Last-Seq ${lastSeq}: fact ${skipped} is already published. Go on to fact ${skipTo}, the first after Stream-Last-Seq, with the same Producer-Seq ${o.producerSeq} — a 409 uses up no Producer-Seq.`,
+    };
+  }
+  if (status === 403) {
+    return {
+      ok: true,
+      note: `403 ${ex.errorCode ?? ""}: the new owner's first append was accepted, so epoch ${o.epoch} is fenced (Producer-Epoch: ${getHeader(ex.response?.headers, "producer-epoch")}). The old owner stops.`,
+    };
+  }
+  return { ok: false, halt: true, note: `${status ?? ex.networkError} ${ex.errorCode ?? ""}: only a 409 with Stream-Last-Seq means "already published"; skipping on anything else would lose facts.` };
+}
+
+export function outboxSteps(): ScriptStep<OutboxCtx>[] {
+  return [
+    {
+      actor: "setup",
+      title: "Create the outbox stream",
+      explain: "A fresh application/json stream, created without Stream-Seq.",
+      expectStatus: 201,
+      build: (ctx) => ({ method: "PUT", path: ctx.path, headers: [["Content-Type", "application/json"]] }),
+      after: (_c, ex) => (ex.response?.status === 201 ? { ok: true, note: "Created." } : { ok: false, halt: true, note: `expected 201, got ${ex.response?.status}` }),
+    },
+    publish("old"),
+    publish("old"),
+    publish("old"),
+    {
+      actor: "new owner",
+      title: (ctx) => `Takeover: the new owner starts with epoch ${ctx.next.epoch}, Producer-Seq 0, from its checkpoint (fact ${ctx.checkpoint})`,
+      explain: "On takeover the new owner uses a higher Producer-Epoch and starts Producer-Seq again at 0. It does not know how far the old owner got.",
+      run: async () => ({ ok: true, note: "No request yet: the old epoch is not fenced until one of the new owner's appends is accepted." }),
+    },
+    { ...publish("next"), explain: "Republishing a fact the old owner already published: the Stream-Seq check answers 409 with Stream-Last-Seq, which here means “already published”." },
+    { ...publish("next"), explain: "The first fact after Stream-Last-Seq, same Producer-Seq. Its acceptance fences the old epoch." },
+    { ...publish("old"), explain: "Once the new owner's first append is accepted, appends with the old epoch answer 403." },
+    publish("next"),
+    publish("next"),
+    {
+      actor: "reader",
+      title: "Read the stream: every fact once, in commit order",
+      explain: "Stream-Seq accepts each fact at most once and in commit order, whoever publishes it.",
+      run: async (ctx, transport) => {
+        const exchanges: Exchange[] = [];
+        const recording: Transport = async (req) => {
+          const ex = await transport(req);
+          exchanges.push(ex);
+          return ex;
+        };
+        const r = await readToTail(recording, ctx.path, "-1");
+        const facts = r.messages.map((m) => (JSON.parse(m) as { fact: number }).fact);
+        const want = Array.from({ length: FACTS }, (_, i) => i + 1);
+        const ok = JSON.stringify(facts) === JSON.stringify(want);
+        return { ok, exchanges, note: ok ? `Facts ${facts.join(", ")}: none lost, none twice.` : `Facts on the stream: ${facts.join(", ")}; expected ${want.join(", ")}.` };
+      },
+    },
+  ];
+}
+
+export function createOutboxLab(transport: Transport, bucket: string, name: () => string = () => `outbox-${Date.now().toString(36)}`) {
+  return new ScriptedLab<OutboxCtx>(
+    transport,
+    () => ({
+      path: `/${bucket}/${name()}`,
+      old: { label: "old owner", epoch: 0, producerSeq: 0, nextFact: 1 },
+      next: { label: "new owner", epoch: 1, producerSeq: 0, nextFact: 2 },
+      checkpoint: 2,
+    }),
+    outboxSteps,
+  );
+}
+

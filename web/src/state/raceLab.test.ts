@@ -1,0 +1,166 @@
+import { describe, expect, test } from "bun:test";
+import { padSeq } from "../api/streamSeq";
+import { applyCommit, applyRead, commitSeq, DEFAULT_RACE_CONFIG, initialRace, nextAction, scheduleNext, type RaceConfig } from "./raceLab";
+import { checkLog } from "./raceVerdict";
+import { RaceRunner } from "./raceRunner";
+import { fakeServer } from "./testing/fakeServer";
+import type { Exchange } from "../api/types";
+
+const cfg = (patch: Partial<RaceConfig> = {}, pitfalls: Partial<RaceConfig["pitfalls"]> = {}): RaceConfig => ({
+  ...DEFAULT_RACE_CONFIG,
+  ...patch,
+  pitfalls: { ...DEFAULT_RACE_CONFIG.pitfalls, ...pitfalls },
+});
+
+function runner(config: RaceConfig) {
+  const server = fakeServer();
+  let i = 0;
+  const r = new RaceRunner(server.transport, { bucket: "lab1", newStreamName: () => `race-${++i}`, pause: async () => {}, random: () => 0 });
+  r.config.value = config;
+  return { r, server };
+}
+
+/** Lane as short strings: "read n=0", "commit 0 → 204", "commit 0 → 409 last=0", "read-on k=1". */
+function lane(r: RaceRunner, w: number): string[] {
+  return r.state.value!.writers[w]!.entries.map((e) =>
+    e.kind === "commit"
+      ? `commit ${Number(e.seq)} → ${e.status}${e.lastSeq !== undefined ? ` last=${Number(e.lastSeq)}` : ""}`
+      : e.kind === "read"
+        ? `read n=${e.n}`
+        : `read-on k=${e.events}`,
+  );
+}
+
+describe("race lab state machine", () => {
+  test("a writer reads, then commits with its count zero-padded", () => {
+    let st = initialRace(cfg(), "/lab1/s");
+    const a = nextAction(st, 0)!;
+    expect(a).toEqual({ kind: "read", writer: 0, from: "-1", readOn: false, maxBytes: undefined, stopAfterFirst: false });
+    st = applyRead(st, 0, a as never, { events: 3, to: "0000000000000000_0000000000000030", responses: 1, upToDate: true });
+    const c = nextAction(st, 0)!;
+    expect(c.kind).toBe("commit");
+    expect(c.kind === "commit" && c.seq).toBe(padSeq(3));
+    expect(c.kind === "commit" && JSON.parse(c.body)).toEqual([{ w: "A", c: 0, e: 0, of: 1, seq: padSeq(3) }]);
+  });
+
+  test("only a 409 with Stream-Last-Seq leads to read-on; any other 409 fails the writer", () => {
+    let st = initialRace(cfg(), "/lab1/s");
+    st = applyRead(st, 0, nextAction(st, 0) as never, { events: 0, to: "t0", responses: 1, upToDate: true });
+    const commit = nextAction(st, 0) as Extract<ReturnType<typeof nextAction>, { kind: "commit" }>;
+    const res = (status: number, headers: [string, string][], code?: string): Exchange => ({
+      id: "1",
+      origin: "",
+      request: { method: "POST", path: "/lab1/s", headers: [] },
+      startedAt: 0,
+      durationMs: 0,
+      response: { status, statusText: "", headers, bodyText: "" },
+      errorCode: code,
+    });
+    const conflicted = applyCommit(st, 0, commit, res(409, [["stream-last-seq", padSeq(0)]], "STREAM_SEQ_CONFLICT"));
+    expect(conflicted.writers[0]!.phase).toBe("read-on");
+    const closed = applyCommit(st, 0, commit, res(409, [["stream-closed", "true"]], "STREAM_CLOSED"));
+    expect(closed.writers[0]!.phase).toBe("failed");
+  });
+
+  test("the after-commit pitfall sends n + own events", () => {
+    expect(commitSeq(3, 1, { seedingPut: false, afterCommit: true, shortRead: false })).toBe(padSeq(4));
+    expect(commitSeq(3, 2, { seedingPut: false, afterCommit: true, shortRead: false })).toBe(padSeq(5));
+    expect(commitSeq(3, 2, { seedingPut: false, afterCommit: false, shortRead: false })).toBe(padSeq(3));
+  });
+
+  test("round-robin schedule skips finished writers", () => {
+    const st = initialRace(cfg({ writers: 3 }), "/x/y");
+    expect(scheduleNext(st)).toBe(0);
+    const done = { ...st, turn: 1, writers: st.writers.map((w, i) => (i === 1 ? { ...w, phase: "done" as const } : w)) };
+    expect(scheduleNext(done)).toBe(2);
+  });
+});
+
+describe("race lab against an in-memory server", () => {
+  test("step by step: B loses the race, reads on k events and retries with n + k; verdict passes", async () => {
+    const { r } = runner(cfg());
+    await r.runSteps(0);
+    expect(lane(r, 0)).toEqual(["read n=0", "commit 0 → 204", "read n=1", "commit 1 → 204"]);
+    expect(lane(r, 1)).toEqual([
+      "read n=0",
+      "commit 0 → 409 last=0",
+      "read-on k=1",
+      "commit 1 → 409 last=1",
+      "read-on k=1",
+      "commit 2 → 204",
+      "read n=4",
+      "commit 4 → 204",
+    ]);
+    expect(r.verdict.value!.ok).toBe(true);
+    expect(r.verdict.value!.commits.map((c) => [c.writer, c.before, Number(c.seq)])).toEqual([
+      ["A", 0, 0],
+      ["A", 1, 1],
+      ["B", 2, 2],
+      ["B", 4, 4],
+    ]);
+  });
+
+  test("continuous: every writer finishes and the verdict passes, with four writers", async () => {
+    const { r } = runner(cfg({ writers: 4, commitsPerWriter: 3 }));
+    await r.runContinuous(0);
+    const st = r.state.value!;
+    expect(st.writers.every((w) => w.phase === "done")).toBe(true);
+    expect(r.verdict.value!.ok).toBe(true);
+    expect(r.verdict.value!.commits.length).toBe(12);
+    expect(r.verdict.value!.events).toBe(3 * (1 + 2 + 3 + 2));
+  });
+
+  test("after-commit pitfall: both stale writers are accepted and the verdict fails", async () => {
+    const { r } = runner(cfg({ commitsPerWriter: 1 }, { afterCommit: true }));
+    await r.runSteps(0);
+    expect(lane(r, 0)).toEqual(["read n=0", "commit 1 → 204"]);
+    expect(lane(r, 1)).toEqual(["read n=0", "commit 2 → 204"]);
+    const v = r.verdict.value!;
+    expect(v.ok).toBe(false);
+    expect(v.commits.map((c) => c.ok)).toEqual([false, false]);
+    expect(v.commits[1]!.why).toContain("Stream-Seq says 2 events came before, the log has 1");
+  });
+
+  test("seeding PUT pitfall: every retry answers 409 and the writers end stuck", async () => {
+    const { r } = runner(cfg({}, { seedingPut: true }));
+    await r.runSteps(0);
+    const st = r.state.value!;
+    expect(r.setup.value!.request.headers).toContainEqual(["Stream-Seq", padSeq(5)]);
+    expect(st.writers.map((w) => w.phase)).toEqual(["stuck", "stuck"]);
+    expect(lane(r, 0).filter((e) => e.startsWith("commit"))).toEqual(["commit 0 → 409 last=5", "commit 0 → 409 last=5", "commit 0 → 409 last=5"]);
+    expect(r.verdict.value!.ok).toBe(false);
+    expect(r.verdict.value!.summary).toContain("No commit was accepted");
+  });
+
+  test("short-read pitfall: a count taken inside a commit beats the stored value", async () => {
+    const { r } = runner(cfg({}, { shortRead: true }));
+    await r.runSteps(0);
+    const entries = r.state.value!.writers.flatMap((w) => w.entries);
+    expect(entries.some((e) => e.kind !== "commit" && !e.upToDate)).toBe(true);
+    expect(r.verdict.value!.ok).toBe(false);
+    expect(r.verdict.value!.commits.some((c) => !c.ok && c.why!.includes("missed"))).toBe(true);
+  });
+
+  test("each run uses a fresh stream", async () => {
+    const { r, server } = runner(cfg({ commitsPerWriter: 1 }));
+    await r.runContinuous(0);
+    await r.runContinuous(0);
+    expect([...server.streams.keys()]).toEqual(["/lab1/race-1", "/lab1/race-2"]);
+  });
+});
+
+describe("verdict", () => {
+  const ev = (w: string, c: number, e: number, of: number, seq: number) => ({ w, c, e, of, seq: padSeq(seq) });
+  test("passes when every commit's Stream-Seq equals the events before it", () => {
+    expect(checkLog([ev("A", 0, 0, 2, 0), ev("A", 0, 1, 2, 0), ev("B", 0, 0, 1, 2)]).ok).toBe(true);
+  });
+  test("flags a commit whose writer counted too few events", () => {
+    const v = checkLog([ev("A", 0, 0, 2, 0), ev("A", 0, 1, 2, 0), ev("B", 0, 0, 1, 1)]);
+    expect(v.ok).toBe(false);
+    expect(v.commits[1]!.why).toContain("missed 1 event");
+  });
+  test("an empty log or a stuck writer is not a pass", () => {
+    expect(checkLog([]).ok).toBe(false);
+    expect(checkLog([ev("A", 0, 0, 1, 0)], ["B"]).ok).toBe(false);
+  });
+});

@@ -1,0 +1,221 @@
+// The race lab as a pure state machine: writers run the seed's prefix-count recipe
+// (conditional-writes.md, "Prefix-count compare-and-set") against one fresh stream.
+//   read to the tail, counting n → append with Stream-Seq = pad(n)
+//   → on a 409 with Stream-Last-Seq: read on from where you stopped, count k, retry with n + k.
+// Pitfall toggles bend exactly one rule each. Effects (HTTP) live in raceRunner.ts; this file
+// only decides the next action and folds its result into the state, so it is unit-tested.
+import type { Exchange } from "../api/types";
+import { getHeader } from "../api/headers";
+import { classify, type Outcome } from "../api/outcome";
+import { padSeq } from "../api/streamSeq";
+
+export const WRITER_NAMES = ["A", "B", "C", "D"] as const;
+
+export interface RacePitfalls {
+  /** Create the stream with a PUT that stores a Stream-Seq (rule 1 says: don't). */
+  seedingPut: boolean;
+  /** Send the count after your own commit instead of before it (not a compare-and-set). */
+  afterCommit: boolean;
+  /** Stop reading after one max_bytes-limited response, before Stream-Up-To-Date. */
+  shortRead: boolean;
+}
+
+export interface RaceConfig {
+  writers: number;
+  commitsPerWriter: number;
+  /** Events per commit, by writer; unequal sizes are what let the after-commit pitfall through. */
+  eventsPerCommit: number[];
+  pitfalls: RacePitfalls;
+  /** 409s tolerated per commit before a writer gives up (contention safety net). */
+  maxRetries: number;
+  /**
+   * Retries that resend the same Stream-Seq (the read-on found nothing new) before the writer
+   * is declared stuck: what a seeding PUT does to every honest writer.
+   */
+  maxStalls: number;
+  seedValue: number;
+  shortReadBytes: number;
+}
+
+export const DEFAULT_RACE_CONFIG: RaceConfig = {
+  writers: 2,
+  commitsPerWriter: 2,
+  eventsPerCommit: [1, 2, 3, 2],
+  pitfalls: { seedingPut: false, afterCommit: false, shortRead: false },
+  maxRetries: 50,
+  maxStalls: 2,
+  seedValue: 5,
+  shortReadBytes: 1,
+};
+
+export type WriterPhase = "read" | "commit" | "read-on" | "done" | "stuck" | "failed";
+
+export interface ReadEntry {
+  kind: "read" | "read-on";
+  from: string;
+  to: string;
+  /** Events counted by this read (n for a first read, k for a read-on). */
+  events: number;
+  /** The writer's count after it. */
+  n: number;
+  responses: number;
+  upToDate: boolean;
+  error?: string;
+}
+
+export interface CommitEntry {
+  kind: "commit";
+  commit: number;
+  attempt: number;
+  seq: string;
+  events: number;
+  status: number;
+  outcome: Outcome;
+  lastSeq?: string;
+  nextOffset?: string;
+  code?: string;
+}
+
+export type LaneEntry = ReadEntry | CommitEntry;
+
+export interface WriterState {
+  name: string;
+  phase: WriterPhase;
+  n: number;
+  readOffset: string;
+  commit: number;
+  attempt: number;
+  accepted: number;
+  conflicts: number;
+  /** Consecutive 409s answered to the same Stream-Seq. */
+  stalls: number;
+  entries: LaneEntry[];
+}
+
+export interface RaceState {
+  config: RaceConfig;
+  path: string;
+  writers: WriterState[];
+  /** Round-robin cursor for "Step". */
+  turn: number;
+}
+
+export type RaceAction =
+  | { kind: "read"; writer: number; from: string; readOn: boolean; maxBytes?: number; stopAfterFirst: boolean }
+  | { kind: "commit"; writer: number; seq: string; body: string; events: number };
+
+export interface ReadResult {
+  events: number;
+  to: string;
+  responses: number;
+  upToDate: boolean;
+  error?: string;
+}
+
+export function initialRace(config: RaceConfig, path: string): RaceState {
+  const writers = WRITER_NAMES.slice(0, config.writers).map<WriterState>((name) => ({
+    name,
+    phase: "read",
+    n: 0,
+    readOffset: "-1",
+    commit: 0,
+    attempt: 0,
+    accepted: 0,
+    conflicts: 0,
+    stalls: 0,
+    entries: [],
+  }));
+  return { config, path, writers, turn: 0 };
+}
+
+export function eventsFor(config: RaceConfig, writer: number): number {
+  return Math.max(1, config.eventsPerCommit[writer] ?? 1);
+}
+
+/** The Stream-Seq a writer sends: its count before the commit, or (pitfall) after it. */
+export function commitSeq(n: number, events: number, pitfalls: RacePitfalls): string {
+  return padSeq(pitfalls.afterCommit ? n + events : n);
+}
+
+/** Each event names its writer, commit and the Stream-Seq it was sent with, so the verdict can check the log alone. */
+export function commitBody(writer: string, commit: number, seq: string, events: number): string {
+  const evs = Array.from({ length: events }, (_, e) => ({ w: writer, c: commit, e, of: events, seq }));
+  return JSON.stringify(evs);
+}
+
+export function nextAction(state: RaceState, w: number): RaceAction | null {
+  const wr = state.writers[w];
+  if (!wr) return null;
+  const { pitfalls, shortReadBytes } = state.config;
+  switch (wr.phase) {
+    case "read":
+    case "read-on":
+      return {
+        kind: "read",
+        writer: w,
+        from: wr.readOffset,
+        readOn: wr.phase === "read-on",
+        maxBytes: pitfalls.shortRead ? shortReadBytes : undefined,
+        stopAfterFirst: pitfalls.shortRead,
+      };
+    case "commit": {
+      const events = eventsFor(state.config, w);
+      const seq = commitSeq(wr.n, events, pitfalls);
+      return { kind: "commit", writer: w, seq, events, body: commitBody(wr.name, wr.commit, seq, events) };
+    }
+    default:
+      return null;
+  }
+}
+
+function withWriter(state: RaceState, w: number, fn: (wr: WriterState) => WriterState): RaceState {
+  return { ...state, writers: state.writers.map((wr, i) => (i === w ? fn(wr) : wr)) };
+}
+
+export function applyRead(state: RaceState, w: number, action: Extract<RaceAction, { kind: "read" }>, r: ReadResult): RaceState {
+  return withWriter(state, w, (wr) => {
+    const n = wr.n + r.events;
+    const entry: ReadEntry = { kind: action.readOn ? "read-on" : "read", from: action.from, to: r.to, events: r.events, n, responses: r.responses, upToDate: r.upToDate, error: r.error };
+    if (r.error) return { ...wr, phase: "failed", entries: [...wr.entries, entry] };
+    return { ...wr, n, readOffset: r.to, phase: "commit", entries: [...wr.entries, entry] };
+  });
+}
+
+export function applyCommit(state: RaceState, w: number, action: Extract<RaceAction, { kind: "commit" }>, ex: Exchange): RaceState {
+  const status = ex.response?.status ?? 0;
+  const outcome = classify(ex);
+  const lastSeq = getHeader(ex.response?.headers, "stream-last-seq");
+  const nextOffset = getHeader(ex.response?.headers, "stream-next-offset");
+  return withWriter(state, w, (wr) => {
+    const entry: CommitEntry = { kind: "commit", commit: wr.commit, attempt: wr.attempt, seq: action.seq, events: action.events, status, outcome, lastSeq, nextOffset, code: ex.errorCode };
+    const entries = [...wr.entries, entry];
+    if (status >= 200 && status < 300) {
+      const commit = wr.commit + 1;
+      // The writer's own events are counted by its next read, like anyone else's.
+      return { ...wr, entries, commit, attempt: 0, stalls: 0, accepted: wr.accepted + 1, phase: commit >= state.config.commitsPerWriter ? "done" : "read" };
+    }
+    // Only a 409 that carries Stream-Last-Seq means "another writer committed first" (seed).
+    if (status === 409 && lastSeq !== undefined) {
+      const attempt = wr.attempt + 1;
+      const prev = [...wr.entries].reverse().find((e): e is CommitEntry => e.kind === "commit");
+      const stalls = prev && prev.commit === wr.commit && prev.seq === action.seq ? wr.stalls + 1 : 0;
+      const stuck = attempt > state.config.maxRetries || stalls >= state.config.maxStalls;
+      return { ...wr, entries, attempt, stalls, conflicts: wr.conflicts + 1, phase: stuck ? "stuck" : "read-on" };
+    }
+    return { ...wr, entries, phase: "failed" };
+  });
+}
+
+export function isFinished(state: RaceState): boolean {
+  return state.writers.every((w) => w.phase === "done" || w.phase === "stuck" || w.phase === "failed");
+}
+
+/** Round-robin over writers that still have work, starting at the turn cursor. */
+export function scheduleNext(state: RaceState): number | null {
+  const count = state.writers.length;
+  for (let i = 0; i < count; i++) {
+    const w = (state.turn + i) % count;
+    if (nextAction(state, w)) return w;
+  }
+  return null;
+}

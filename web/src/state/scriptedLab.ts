@@ -1,0 +1,117 @@
+// A lab that walks through a fixed script of protocol requests, one step per click or all at
+// once. Each step builds its request from the lab's context (tokens, epochs, counters kept
+// from earlier answers), sends it, and says what the answer means. Used by the outbox and
+// incarnation labs; the race lab needs a real state machine instead (raceLab.ts).
+import { batch, signal } from "@preact/signals";
+import type { Exchange, ProtocolRequest } from "../api/types";
+import type { Transport } from "./transport";
+
+export interface StepResult {
+  note: string;
+  /** Did the server answer the way the rule says it must? */
+  ok: boolean;
+  /** Stop the script here (an unexpected answer makes later steps meaningless). */
+  halt?: boolean;
+}
+
+export interface ScriptStep<C> {
+  actor: string;
+  title: string | ((ctx: C) => string);
+  /** Which rule the step demonstrates, in one or two sentences. */
+  explain: string;
+  expectStatus?: number;
+  build?(ctx: C): ProtocolRequest;
+  /** Interprets the answer and updates the context. Default: ok when the status is expected. */
+  after?(ctx: C, ex: Exchange): StepResult;
+  /** A step that is not one request (e.g. reading the whole log). */
+  run?(ctx: C, transport: Transport): Promise<StepResult & { exchanges?: Exchange[] }>;
+}
+
+export interface StepRecord {
+  index: number;
+  actor: string;
+  title: string;
+  explain: string;
+  expectStatus?: number;
+  exchanges: Exchange[];
+  note: string;
+  ok: boolean;
+}
+
+export class ScriptedLab<C> {
+  readonly records = signal<StepRecord[]>([]);
+  readonly cursor = signal(0);
+  readonly busy = signal(false);
+  readonly halted = signal(false);
+  ctx: C;
+  steps: ScriptStep<C>[];
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly makeCtx: () => C,
+    private readonly makeSteps: () => ScriptStep<C>[],
+  ) {
+    this.ctx = makeCtx();
+    this.steps = makeSteps();
+  }
+
+  get finished(): boolean {
+    return this.halted.value || this.cursor.value >= this.steps.length;
+  }
+
+  titleOf(i: number): string {
+    const s = this.steps[i];
+    if (!s) return "";
+    return typeof s.title === "function" ? s.title(this.ctx) : s.title;
+  }
+
+  reset(): void {
+    this.ctx = this.makeCtx();
+    this.steps = this.makeSteps();
+    batch(() => {
+      this.records.value = [];
+      this.cursor.value = 0;
+      this.halted.value = false;
+    });
+  }
+
+  async step(): Promise<void> {
+    if (this.busy.value || this.finished) return;
+    this.busy.value = true;
+    try {
+      const i = this.cursor.value;
+      const s = this.steps[i]!;
+      const title = this.titleOf(i);
+      let result: StepResult;
+      let exchanges: Exchange[] = [];
+      if (s.run) {
+        const r = await s.run(this.ctx, this.transport);
+        result = r;
+        exchanges = r.exchanges ?? [];
+      } else {
+        const ex = await this.transport(s.build!(this.ctx));
+        exchanges = [ex];
+        const status = ex.response?.status;
+        result = s.after
+          ? s.after(this.ctx, ex)
+          : { ok: status === s.expectStatus, note: status === s.expectStatus ? "as the rule says" : `expected ${s.expectStatus}, got ${status ?? ex.networkError}` };
+      }
+      const rec: StepRecord = { index: i, actor: s.actor, title, explain: s.explain, expectStatus: s.expectStatus, exchanges, note: result.note, ok: result.ok };
+      batch(() => {
+        this.records.value = [...this.records.value, rec];
+        this.cursor.value = i + 1;
+        if (result.halt) this.halted.value = true;
+      });
+    } finally {
+      this.busy.value = false;
+    }
+  }
+
+  async runAll(pause: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)), pauseMs = 200): Promise<void> {
+    if (this.finished) this.reset();
+    while (!this.finished) {
+      await this.step();
+      if (!this.finished) await pause(pauseMs);
+    }
+  }
+}
