@@ -26,8 +26,8 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   app.route("/", consoleRoutes(webRoot));
   app.route("/__ursula", introspectionRoutes(deps));
   app.all("/__ursula/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
-  app.route("/", streamRoutes(deps));
   app.route("/", bucketRoutes(deps));
+  app.route("/", streamRoutes(deps));
 
   app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
   app.onError((error) => {

@@ -1,0 +1,57 @@
+// In-process app for tests: an in-memory store, a fake clock, and a fingerprint of everything a
+// write could change, so a test can prove that a refused request committed nothing.
+
+import { createApp } from "../app";
+import { LiveHub } from "../live/hub";
+import type { StreamState } from "../protocol/state";
+import { SqliteStore } from "../storage/sqlite-store";
+
+export interface Harness {
+  store: SqliteStore;
+  clock: { now: number };
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array }): Promise<Response>;
+  /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
+  fingerprint(key: string): string | null;
+  close(): Promise<void>;
+}
+
+export function harness(options: { longPollTimeoutMs?: number; maxBodyBytes?: number } = {}): Harness {
+  const clock = { now: Date.UTC(2026, 0, 1) };
+  const store = new SqliteStore({ path: ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000 });
+  const hub = new LiveHub(store, 1000);
+  const app = createApp(
+    {
+      store,
+      hub,
+      limits: {
+        maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+        longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
+        sseHeartbeatMs: 1000,
+        sseMaxDurationMs: 2000,
+      },
+      keepOpen: () => undefined,
+      info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
+    },
+    "/nonexistent",
+  );
+  return {
+    store,
+    clock,
+    request: (method, path, init = {}) =>
+      Promise.resolve(app.request(`http://ursa.test${path}`, { method, headers: init.headers, body: init.body })),
+    fingerprint(key) {
+      const s = store.get(key);
+      return s ? fingerprintOf(store, s) : null;
+    },
+    close: () => store.close(),
+  };
+}
+
+function fingerprintOf(store: SqliteStore, s: StreamState): string {
+  const bytes = store.readRange(s, 0, Number.MAX_SAFE_INTEGER, false).chunks.map((c) => Buffer.from(c).toString("base64"));
+  return JSON.stringify({
+    ...s,
+    producers: [...s.producers],
+    bytes,
+  });
+}
