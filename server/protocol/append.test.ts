@@ -1,0 +1,142 @@
+// The conditional-write rules of the seed, one test (at least) per bullet, on the pure decision.
+
+import { describe, expect, test } from "bun:test";
+import { applyAppend, decideAppend, type AppendDecision, type AppendRequest } from "./append";
+import { producer, streamState } from "./testing-state";
+import type { StreamState } from "./state";
+
+const msg = (s: string) => new TextEncoder().encode(s + "\n");
+const req = (overrides: Partial<AppendRequest> = {}): AppendRequest => ({
+  contentType: "application/json",
+  messages: [msg("1")],
+  close: false,
+  streamSeq: null,
+  producer: null,
+  incarnation: null,
+  ...overrides,
+});
+const P = (id: string, epoch: number, seq: number) => ({ id, epoch, seq });
+
+/** Decide and, when accepted, apply: what the store does inside its transaction. */
+function run(state: StreamState, r: AppendRequest): { decision: AppendDecision; state: StreamState } {
+  const decision = decideAppend(state, r);
+  return { decision, state: decision.kind === "accepted" ? applyAppend(state, decision.effect, 1) : state };
+}
+
+describe("Stream-Seq on appends [SEED]", () => {
+  test("[SEED] an append is accepted only when its value is strictly greater, and the value is then stored", () => {
+    let s = streamState({ lastSeq: "005" });
+    const r1 = run(s, req({ streamSeq: "006" }));
+    expect(r1.decision.kind).toBe("accepted");
+    expect(r1.state.lastSeq).toBe("006");
+    s = r1.state;
+    expect(run(s, req({ streamSeq: "006" })).decision.kind).toBe("error");
+  });
+  test('[SEED] bytewise: "10" is not greater than "9"', () => {
+    const d = decideAppend(streamState({ lastSeq: "9" }), req({ streamSeq: "10" }));
+    expect(d).toMatchObject({ kind: "error", code: "STREAM_SEQ_CONFLICT" });
+  });
+  test("[SEED] the 409 carries STREAM_SEQ_CONFLICT, the current tail and the stored value, and neither Stream-Closed nor Producer-Expected-Seq", () => {
+    const d = decideAppend(streamState({ lastSeq: "005", tail: 42 }), req({ streamSeq: "004" }));
+    expect(d).toMatchObject({ kind: "error", code: "STREAM_SEQ_CONFLICT" });
+    if (d.kind !== "error") throw new Error();
+    expect(d.context).toEqual({ nextOffset: 42, lastSeq: "005" });
+  });
+  test("[SEED] the scope is the stream: a value is checked against every writer's earlier values", () => {
+    let s = run(streamState(), req({ streamSeq: "003", producer: P("a", 0, 0) })).state;
+    expect(decideAppend(s, req({ streamSeq: "003", producer: P("b", 0, 0) }))).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
+    expect(decideAppend(s, req({ streamSeq: "002" }))).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
+    s = run(s, req({ streamSeq: "004", producer: P("b", 0, 0) })).state;
+    expect(s.lastSeq).toBe("004");
+  });
+  test("[SEED] an append without Stream-Seq is not checked and leaves the stored value unchanged", () => {
+    const r = run(streamState({ lastSeq: "005" }), req());
+    expect(r.decision.kind).toBe("accepted");
+    expect(r.state.lastSeq).toBe("005");
+  });
+  test("[SEED] a refused append commits nothing: no bytes, no Stream-Seq, no producer progress, no TTL renewal", () => {
+    const s = streamState({ lastSeq: "005", producers: new Map([["p", producer(1, 3)]]), ttlSeconds: 60, touchedAtMs: 0 });
+    const r = run(s, req({ streamSeq: "001", producer: P("p", 1, 4) }));
+    expect(r.decision.kind).toBe("error");
+    expect(r.state).toBe(s);
+  });
+});
+
+describe("producer interplay [SEED]", () => {
+  const withP = (lastSeq = 3, lastNext = 10) => streamState({ lastSeq: "009", tail: 10, producers: new Map([["p", producer(1, lastSeq, 5, lastNext)]]) });
+
+  test("[SEED] deduplication runs first: a retry is a duplicate, not a 409, though its Stream-Seq is no longer greater", () => {
+    const d = decideAppend(withP(), req({ streamSeq: "009", producer: P("p", 1, 3) }));
+    expect(d.kind).toBe("duplicate");
+  });
+  test("[SEED] a repeat of the producer's newest write carries its original Stream-Next-Offset", () => {
+    expect(decideAppend(withP(3, 10), req({ producer: P("p", 1, 3) }))).toMatchObject({ kind: "duplicate", nextOffset: 10, lastSeq: 3, epoch: 1 });
+  });
+  test("[SEED] a repeat of an older write carries no Stream-Next-Offset", () => {
+    expect(decideAppend(withP(3, 10), req({ producer: P("p", 1, 1) }))).toMatchObject({ kind: "duplicate", nextOffset: null, lastSeq: 3 });
+  });
+  test("[SEED] an append rejected with 409 uses up no Producer-Seq: the same seq with a greater Stream-Seq is then accepted", () => {
+    const s = withP();
+    const refused = run(s, req({ streamSeq: "001", producer: P("p", 1, 4) }));
+    expect(refused.decision).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
+    expect(refused.state.producers.get("p")!.lastSeq).toBe(3);
+    expect(run(refused.state, req({ streamSeq: "010", producer: P("p", 1, 4) })).decision.kind).toBe("accepted");
+  });
+  test("[SEED] a Stream-Seq 409 on a new epoch's first write does not fence the old epoch", () => {
+    const s = withP();
+    const refused = run(s, req({ streamSeq: "001", producer: P("p", 2, 0) }));
+    expect(refused.decision).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
+    expect(run(refused.state, req({ streamSeq: "010", producer: P("p", 1, 4) })).decision.kind).toBe("accepted");
+  });
+  test("[SEED] once the new epoch's first append is accepted, the old epoch answers 403", () => {
+    const taken = run(withP(), req({ streamSeq: "010", producer: P("p", 2, 0) }));
+    expect(taken.decision.kind).toBe("accepted");
+    const d = decideAppend(taken.state, req({ streamSeq: "011", producer: P("p", 1, 4) }));
+    expect(d).toMatchObject({ kind: "error", code: "PRODUCER_EPOCH_STALE", context: { producerEpoch: 2 } });
+  });
+  test("[SEED] an out-of-order Producer-Seq answers 409 with Producer-Expected-Seq and without Stream-Last-Seq", () => {
+    const d = decideAppend(withP(), req({ streamSeq: "010", producer: P("p", 1, 7) }));
+    expect(d).toMatchObject({ kind: "error", code: "PRODUCER_SEQ_CONFLICT", context: { expectedSeq: 4, receivedSeq: 7 } });
+    if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
+  });
+  test("[SEED] a closed stream answers 409 with Stream-Closed: true and without Stream-Last-Seq", () => {
+    const d = decideAppend(streamState({ closed: true, lastSeq: "009", tail: 10 }), req({ streamSeq: "001" }));
+    expect(d).toMatchObject({ kind: "error", code: "STREAM_CLOSED", context: { closed: true, nextOffset: 10 } });
+    if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
+  });
+  test("[SEED] a different Content-Type answers 409 CONTENT_TYPE_MISMATCH without Stream-Last-Seq; parameters count", () => {
+    const d = decideAppend(streamState({ lastSeq: "009" }), req({ contentType: "application/json; charset=utf-8", streamSeq: "001" }));
+    expect(d).toMatchObject({ kind: "error", code: "CONTENT_TYPE_MISMATCH" });
+    if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
+  });
+  test("a retry of the write that closed the stream is a duplicate with Stream-Closed, not a 409", () => {
+    const s = streamState({ closed: true, producers: new Map([["p", producer(1, 3)]]) });
+    expect(decideAppend(s, req({ producer: P("p", 1, 3), close: true }))).toMatchObject({ kind: "duplicate", closed: true });
+  });
+});
+
+describe("Stream-Incarnation on appends [SEED]", () => {
+  test("[SEED] a mismatch answers 412 with the current token, never Stream-Last-Seq, and before any 409", () => {
+    const s = streamState({ incarnation: "200", lastSeq: "009", closed: true });
+    const d = decideAppend(s, req({ incarnation: "100", streamSeq: "001" }));
+    expect(d).toMatchObject({ kind: "error", code: "STREAM_INCARNATION_MISMATCH", context: { incarnation: "200" } });
+    if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
+  });
+  test("[SEED] a request that would answer 404 without the header still does", () => {
+    expect(decideAppend(undefined, req({ incarnation: "100" }))).toMatchObject({ code: "STREAM_NOT_FOUND" });
+  });
+  test("[SEED] without the header nothing changes", () => {
+    expect(decideAppend(streamState({ incarnation: "200" }), req()).kind).toBe("accepted");
+  });
+});
+
+describe("closing", () => {
+  test("close-only on an open stream closes it and records the producer that closed it", () => {
+    const r = run(streamState(), req({ messages: [], contentType: null, close: true, producer: P("p", 0, 0) }));
+    expect(r.state.closed).toBe(true);
+    expect(r.state.closedBy).toEqual(P("p", 0, 0));
+  });
+  test("close-only on a closed stream is idempotent", () => {
+    expect(decideAppend(streamState({ closed: true }), req({ messages: [], contentType: null, close: true }))).toMatchObject({ kind: "already_closed" });
+  });
+});

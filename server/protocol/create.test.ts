@@ -1,0 +1,88 @@
+import { describe, expect, test } from "bun:test";
+import { decideCreate, type CreateRequest } from "./create";
+import { streamState } from "./testing-state";
+
+const req = (overrides: Partial<CreateRequest> = {}): CreateRequest => ({
+  bucket: "test",
+  name: "s",
+  contentType: "application/json",
+  lifetime: { ttlSeconds: null, expiresAtMs: null },
+  close: false,
+  streamSeq: null,
+  producer: null,
+  incarnation: null,
+  body: new Uint8Array(0),
+  attrs: null,
+  fork: null,
+  ...overrides,
+});
+
+describe("PUT and Stream-Seq [SEED]", () => {
+  test("[SEED] a PUT that creates the stream stores its Stream-Seq as the starting value without checking it", () => {
+    const d = decideCreate(undefined, req({ streamSeq: "000" }), null);
+    expect(d).toMatchObject({ kind: "create", plan: { streamSeq: "000" } });
+  });
+  test("[SEED] a PUT that finds the stream already there ignores the header", () => {
+    const existing = streamState({ lastSeq: "009" });
+    expect(decideCreate(existing, req({ streamSeq: "001" }), null)).toEqual({ kind: "exists", state: existing });
+  });
+});
+
+describe("PUT and Stream-Incarnation [SEED]", () => {
+  test("[SEED] a PUT with the header for a missing stream answers 412 and creates nothing", () => {
+    expect(decideCreate(undefined, req({ incarnation: "5" }), null)).toMatchObject({ kind: "error", code: "STREAM_INCARNATION_MISMATCH" });
+  });
+  test("[SEED] a PUT of an existing stream with another incarnation's token answers 412 with the current one", () => {
+    expect(decideCreate(streamState({ incarnation: "7" }), req({ incarnation: "5" }), null)).toMatchObject({
+      code: "STREAM_INCARNATION_MISMATCH",
+      context: { incarnation: "7" },
+    });
+  });
+  test("a matching token proceeds to the idempotency check", () => {
+    expect(decideCreate(streamState({ incarnation: "7" }), req({ incarnation: "7" }), null).kind).toBe("exists");
+    expect(decideCreate(streamState({ incarnation: "7" }), req({ incarnation: "7", close: true }), null)).toMatchObject({ code: "STREAM_ALREADY_EXISTS_CONFLICT" });
+  });
+});
+
+describe("create configuration (spec §2.5)", () => {
+  test("an omitted Content-Type means application/octet-stream", () => {
+    expect(decideCreate(undefined, req({ contentType: null }), null)).toMatchObject({ plan: { contentType: "application/octet-stream" } });
+  });
+  test("PUT [] creates an empty JSON stream; a JSON body is flattened one level", () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    expect(decideCreate(undefined, req({ body: enc("[]") }), null)).toMatchObject({ plan: { messages: [] } });
+    const d = decideCreate(undefined, req({ body: enc("[1,2]") }), null);
+    expect(d.kind === "create" && d.plan.messages.length).toBe(2);
+  });
+  test("a soft-deleted path answers STREAM_SOFT_DELETED", () => {
+    expect(decideCreate(streamState({ softDeleted: true }), req(), null)).toMatchObject({ code: "STREAM_SOFT_DELETED" });
+  });
+  test("a new producer must start at seq 0", () => {
+    expect(decideCreate(undefined, req({ producer: { id: "p", epoch: 0, seq: 2 } }), null)).toMatchObject({ code: "PRODUCER_SEQ_CONFLICT", context: { expectedSeq: 0 } });
+  });
+});
+
+describe("forks (spec §7.4)", () => {
+  const source = (tail = 20, appendAt: (o: number) => number[] | null = (o) => (o === 10 ? [4, 6] : o === tail ? [] : null)) => ({
+    state: streamState({ id: 9, tail, ttlSeconds: 30 }),
+    appendAt,
+  });
+  const fork = (offset: number | null, subOffset: number | null = null) => ({ sourceKey: "test/src", offset, subOffset });
+  test("a missing source is 404 and a beyond-tail offset is INVALID_FORK", () => {
+    expect(decideCreate(undefined, req({ fork: fork(null) }), { state: undefined, appendAt: () => null })).toMatchObject({ code: "STREAM_NOT_FOUND" });
+    expect(decideCreate(undefined, req({ fork: fork(21) }), source())).toMatchObject({ code: "INVALID_FORK" });
+  });
+  test("an offset that is not an append boundary is INVALID_FORK", () => {
+    expect(decideCreate(undefined, req({ fork: fork(12) }), source())).toMatchObject({ code: "INVALID_FORK" });
+  });
+  test("a JSON sub-offset counts messages of the append at the offset and may not overshoot it", () => {
+    expect(decideCreate(undefined, req({ fork: fork(10, 1) }), source())).toMatchObject({ plan: { fork: { subBytes: 4, subMessages: 1 } } });
+    expect(decideCreate(undefined, req({ fork: fork(10, 3) }), source())).toMatchObject({ code: "INVALID_FORK" });
+  });
+  test("the fork inherits the source's type and TTL unless it sets its own", () => {
+    expect(decideCreate(undefined, req({ contentType: null, fork: fork(10) }), source())).toMatchObject({
+      plan: { contentType: "application/json", lifetime: { ttlSeconds: 30 } },
+    });
+    expect(decideCreate(undefined, req({ contentType: "text/plain", fork: fork(10) }), source())).toMatchObject({ code: "CONTENT_TYPE_MISMATCH" });
+  });
+});
