@@ -1,0 +1,101 @@
+// Live reads in-process: long-poll wakes on commit, times out with 204, and ends promptly when its
+// stream is deleted or recreated; SSE frames data and control events and signals deletion.
+
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { harness, type Harness } from "../testing/app-harness";
+
+let h: Harness;
+beforeEach(async () => {
+  h = harness({ longPollTimeoutMs: 3000 });
+  await h.request("PUT", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "ab" });
+});
+afterEach(() => h.close());
+
+const tail = "0000000000000000_0000000000000002";
+
+async function readSse(res: Response, until: (text: string) => boolean, ms = 2000): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const deadline = Date.now() + ms;
+  while (!until(text) && Date.now() < deadline) {
+    const { done, value } = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => ({ done: true, value: undefined }))]);
+    if (done) break;
+    text += decoder.decode(value);
+  }
+  await reader.cancel();
+  return text;
+}
+
+describe("long-poll (spec §4.3)", () => {
+  test("a parked reader wakes with the appended data", async () => {
+    const started = Date.now();
+    const poll = h.request("GET", `/live-b/s?offset=${tail}&live=long-poll`);
+    await Bun.sleep(20);
+    await h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "cd" });
+    const res = await poll;
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("cd");
+    expect(res.headers.get("Stream-Cursor")).toMatch(/^[0-9]+$/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+  test("a timeout answers 204 with the tail, up-to-date and a cursor", async () => {
+    const res = await h.request("GET", `/live-b/s?offset=now&live=long-poll&timeout_ms=30`);
+    expect(res.status).toBe(204);
+    expect(res.headers.get("Stream-Next-Offset")).toBe(tail);
+    expect(res.headers.get("Stream-Up-To-Date")).toBe("true");
+    expect(res.headers.get("Stream-Cursor")).toMatch(/^[0-9]+$/);
+  });
+  test("[SEED] a deleted stream ends the wait promptly with 404", async () => {
+    const started = Date.now();
+    const poll = h.request("GET", `/live-b/s?offset=${tail}&live=long-poll`);
+    await Bun.sleep(20);
+    await h.request("DELETE", "/live-b/s");
+    expect((await poll).status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+  test("[SEED] a recreated stream ends a wait that carried the token with 412 and the new token, never its data", async () => {
+    const head = await h.request("HEAD", "/live-b/s");
+    const token = head.headers.get("Stream-Incarnation")!;
+    const poll = h.request("GET", `/live-b/s?offset=${tail}&live=long-poll`, { headers: { "Stream-Incarnation": token } });
+    await Bun.sleep(20);
+    await h.request("DELETE", "/live-b/s");
+    const created = await h.request("PUT", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "new data" });
+    const res = await poll;
+    expect([404, 412]).toContain(res.status);
+    expect(await res.text()).not.toContain("new data");
+    expect(created.headers.get("Stream-Incarnation")).not.toBe(token);
+  });
+});
+
+describe("SSE (spec §4.4)", () => {
+  test("catch-up sends a data event followed by exactly one control event", async () => {
+    const res = await h.request("GET", "/live-b/s?offset=-1&live=sse");
+    expect(res.headers.get("Content-Type")).toBe("text/event-stream");
+    expect(res.headers.get("Cache-Control")).toBe("no-cache");
+    const text = await readSse(res, (t) => t.includes("upToDate"));
+    expect(text).toMatch(/^event: data\ndata:ab\n\nevent: control\ndata:\{"streamNextOffset":"0000000000000000_0000000000000002","streamCursor":"[0-9]+","upToDate":true\}\n\n$/);
+  });
+  test("payload lines split on CR, LF and CRLF cannot inject events", async () => {
+    await h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "x\r\n\r\nevent: control\rdata:{}\n y" });
+    const text = await readSse(await h.request("GET", `/live-b/s?offset=${tail}&live=sse`), (t) => t.includes("upToDate"));
+    expect(text.startsWith("event: data\ndata:x\ndata:\ndata:event: control\ndata:data:{}\ndata:  y\n\n")).toBe(true);
+  });
+  test("binary streams are base64 and say so", async () => {
+    await h.request("PUT", "/live-b/bin", { headers: { "Content-Type": "application/octet-stream" }, body: new Uint8Array([0, 255, 1]) });
+    const res = await h.request("GET", "/live-b/bin?offset=-1&live=sse");
+    expect(res.headers.get("Stream-SSE-Data-Encoding")).toBe("base64");
+    expect(await readSse(res, (t) => t.includes("upToDate"))).toContain("data:AP8B\n");
+  });
+  test("a closed stream ends with a streamClosed control and no cursor", async () => {
+    await h.request("POST", "/live-b/s", { headers: { "Stream-Closed": "true" } });
+    const text = await readSse(await h.request("GET", "/live-b/s?offset=-1&live=sse"), () => false);
+    expect(text).toContain('data:{"streamNextOffset":"0000000000000000_0000000000000002","upToDate":true,"streamClosed":true}');
+  });
+  test("[SEED] deletion while subscribed sends event: error and ends", async () => {
+    const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
+    setTimeout(() => void h.request("DELETE", "/live-b/s"), 30);
+    const text = await readSse(res, (t) => t.includes("event: error"));
+    expect(text).toContain("event: error\n");
+  });
+});
