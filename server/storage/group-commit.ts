@@ -10,6 +10,8 @@ export interface Transactional<Tx> {
   rollback: Statement;
   /** A fresh overlay for one transaction. */
   open(): Tx;
+  /** Runs last inside the transaction, e.g. to write each changed row once however many writes touched it. */
+  finish(tx: Tx): void;
   /** Runs after COMMIT: publish the overlay to the in-memory cache and wake readers. */
   committed(tx: Tx): void;
 }
@@ -60,6 +62,7 @@ export class GroupCommit<Tx> {
     try {
       this.target.begin.run();
       for (const op of batch) results.push(op.run(tx));
+      this.target.finish(tx);
       this.target.commit.run();
     } catch (error) {
       try {

@@ -33,13 +33,17 @@ export interface SqliteStoreOptions {
 export class Batch {
   readonly overlay = new Map<string, StreamState | null>();
   readonly changes: StreamChange[] = [];
+  /** Streams whose row must be rewritten before COMMIT: once per batch, not once per write. */
+  readonly dirty = new Set<string>();
   constructor(private readonly cache: Map<string, StreamState>) {}
   get(key: string): StreamState | undefined {
     const v = this.overlay.get(key);
     return v === undefined ? this.cache.get(key) : v ?? undefined;
   }
   put(state: StreamState): void {
-    this.overlay.set(streamKey(state.bucket, state.name), state);
+    const key = streamKey(state.bucket, state.name);
+    this.overlay.set(key, state);
+    this.dirty.add(key);
   }
   remove(key: string): void {
     this.overlay.set(key, null);
@@ -73,6 +77,12 @@ export class SqliteStore implements Store {
       commit: this.st.commit,
       rollback: this.st.rollback,
       open: () => new Batch(this.cache),
+      finish: (batch) => {
+        for (const key of batch.dirty) {
+          const state = batch.overlay.get(key);
+          if (state) this.st.update(state);
+        }
+      },
       committed: (batch) => this.install(batch),
     });
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
@@ -186,7 +196,6 @@ export class SqliteStore implements Store {
         pos += m.length;
       }
       const next = applyAppend(state!, effect, now);
-      this.st.update(next);
       if (effect.producer) this.saveProducer(next, effect.producer.id);
       tx.put(next);
       tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
@@ -345,7 +354,6 @@ export class SqliteStore implements Store {
       state = applyAppend(state, { start, messages: plan.messages, bytes: pos - start, close: plan.close, streamSeq: null, producer: plan.producer }, now);
       if (plan.producer) this.saveProducer(state, plan.producer.id);
     }
-    this.st.update(state);
     tx.put(state);
     return state;
   }
@@ -358,9 +366,7 @@ export class SqliteStore implements Store {
   private softDelete(tx: Batch, state: StreamState): void {
     this.st.deleteMessages.run(state.id);
     this.st.deleteProducers.run(state.id);
-    const next = { ...state, softDeleted: true, producers: new Map() };
-    this.st.update(next);
-    tx.put(next);
+    tx.put({ ...state, softDeleted: true, producers: new Map() });
     tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
   }
 
