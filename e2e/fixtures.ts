@@ -1,6 +1,7 @@
 // Playwright fixtures for every e2e/*.spec.ts: one compiled binary per worker, on a fresh data
 // directory and a kernel-picked port, with baseURL pointing at it so page.goto("/ui/") works.
 // Specs import { test, expect } from here instead of from @playwright/test.
+import { resolve } from "node:path";
 import { test as base } from "@playwright/test";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 
@@ -29,5 +30,5 @@ export { expect } from "@playwright/test";
 
 /** Where specs save screenshots (git-ignored), so they survive the run for a human to look at. */
 export function screenshotPath(name: string): string {
-  return `e2e/screenshots/${name}.png`;
+  return resolve(import.meta.dirname, "screenshots", `${name}.png`);
 }
