@@ -116,6 +116,7 @@ describe.each([{ signal: "SIGTERM" as const }, { signal: "SIGKILL" as const }])(
   test("second process opens the same data file", { timeout: 20_000 }, async () => {
     expect(first?.child.pid).toBeDefined();
     second = await startUrsa({ dataDir: first!.dataDir });
+    expect(dataFile(second), second.log()).toMatch(/ursa\.sqlite$/);
     expect(dataFile(second)).toBe(before.dataFile);
   });
 
