@@ -9,7 +9,9 @@ const root = resolve(import.meta.dirname, "..");
 export default defineConfig({
   test: {
     root,
-    include: ["e2e/*.test.ts"],
+    // Any *.test.ts under e2e/ (e.g. e2e/recipes/) runs here: a test no runner picks up is worse
+    // than one that fails loudly.
+    include: ["e2e/**/*.test.ts"],
     environment: "node",
     // One file at a time: each file starts its own binary, and on 2 cores a kill -9 write storm
     // next to the conformance suite's 5 s timing budgets (TTL expiry, long-poll) causes flakes.
