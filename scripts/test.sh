@@ -21,9 +21,11 @@ step() { printf '\n== %s\n' "$*"; }
 run() {
   local name=$1 minutes=$2
   shift 2
+  local t0=$SECONDS
   timeout --kill-after=30s "${minutes}m" "$@" 2>&1 | tee "reports/$name.log"
   local rc=${PIPESTATUS[0]}
   [ "$rc" -eq 124 ] && echo "$name: killed after ${minutes} min"
+  echo "-- $name: exit $rc after $((SECONDS - t0)) s"
   [ "$rc" -ne 0 ] && status=1
   return "$rc"
 }
