@@ -1,8 +1,51 @@
+// The shell: sidebar plus the page the URL names.
+import { route } from "./state/router";
+import { Sidebar } from "./components/layout/Sidebar";
+import { BucketsPage } from "./components/browse/BucketsPage";
+import { BucketPage } from "./components/browse/BucketPage";
+import { StreamPage } from "./components/stream/StreamPage";
+import { ComposerPage } from "./components/composer/ComposerPage";
+import { TimelinePage } from "./components/timeline/TimelinePage";
+import { RaceLabPage } from "./components/lab/RaceLabPage";
+import { OutboxLabPage } from "./components/lab/OutboxLabPage";
+import { IncarnationLabPage } from "./components/lab/IncarnationLabPage";
+import { Link } from "./components/common/Link";
+
+function Page() {
+  const r = route.value;
+  switch (r.name) {
+    case "buckets":
+      return <BucketsPage query={r.query} />;
+    case "bucket":
+      return <BucketPage bucket={r.bucket} query={r.query} />;
+    case "stream":
+      return <StreamPage key={`${r.bucket}/${r.stream}`} bucket={r.bucket} stream={r.stream} query={r.query} />;
+    case "compose":
+      return <ComposerPage query={r.query} />;
+    case "timeline":
+      return <TimelinePage />;
+    case "race":
+      return <RaceLabPage />;
+    case "outbox":
+      return <OutboxLabPage />;
+    case "incarnation":
+      return <IncarnationLabPage />;
+    default:
+      return (
+        <div class="empty">
+          No such page. <Link href="/ui/">Browse buckets</Link>
+        </div>
+      );
+  }
+}
+
 export function App() {
   return (
-    <main>
-      <h1>ursa</h1>
-      <p>The console is being built. The protocol is served at /&#123;bucket&#125;/&#123;stream&#125;.</p>
-    </main>
+    <div class="app">
+      <Sidebar />
+      <main id="main">
+        <Page />
+      </main>
+    </div>
   );
 }

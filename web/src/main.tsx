@@ -1,4 +1,8 @@
 import { render } from "preact";
 import { App } from "./App";
+import "./styles/tokens.css";
+import "./styles/layout.css";
+import "./styles/components.css";
+import "./styles/pages.css";
 
 render(<App />, document.getElementById("app")!);

@@ -1,0 +1,63 @@
+// Buckets with their stream counts, filtered by prefix and paged; state lives in the URL.
+import { useEffect, useMemo } from "preact/hooks";
+import { introspection, type BucketPage, type PageQuery } from "../../api/introspection";
+import { Resource } from "../../state/resource";
+import { links } from "../../state/router";
+import { Link } from "../common/Link";
+import { PrefixFilter } from "./PrefixFilter";
+import { Pager } from "./Pager";
+
+const PAGE = 100;
+
+export function BucketsPage({ query }: { query: URLSearchParams }) {
+  const prefix = query.get("prefix") ?? "";
+  const after = query.get("after") ?? "";
+  const list = useMemo(() => new Resource<BucketPage, PageQuery>((q, s) => introspection.buckets(q, s)), []);
+  useEffect(() => void list.load({ prefix, after, limit: PAGE }), [prefix, after]);
+  useEffect(() => () => list.dispose(), []);
+  const data = list.data.value;
+  return (
+    <>
+      <div class="page-head">
+        <div>
+          <h1>Buckets</h1>
+          <div class="sub">Every bucket on this server and how many streams it holds.</div>
+        </div>
+        <PrefixFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" />
+      </div>
+      <section class="panel" aria-label="Buckets">
+        {list.error.value && <div class="note bad">Could not list buckets: {list.error.value.message}</div>}
+        <table>
+          <thead>
+            <tr>
+              <th>Bucket</th>
+              <th style={{ textAlign: "right", width: "160px" }}>Streams</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data?.buckets.map((b) => (
+              <tr key={b.bucket_id}>
+                <td>
+                  <Link href={links.bucket(b.bucket_id)} class="mono">
+                    {b.bucket_id}
+                  </Link>
+                </td>
+                <td class="num" style={{ textAlign: "right" }}>
+                  {b.stream_count.toLocaleString("en-US")}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {data && data.buckets.length === 0 && (
+          <div class="empty">{prefix ? `No bucket starts with “${prefix}”.` : "No buckets yet. Create a stream with PUT /{bucket}/{stream}, or run a lab."}</div>
+        )}
+        {data && (
+          <div class="body">
+            <Pager listKey={`buckets?${prefix}`} after={after} nextCursor={data.next_cursor} hasMore={data.has_more} shown={data.buckets.length} />
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+// Cursor pagination. The API only pages forward (after=<cursor>), so the cursors of the
+// pages visited are remembered per list to make "Previous" work; a page opened from a link
+// (after= already set, no history) offers "First page" instead.
+import { setQuery } from "../../state/router";
+
+const trails = new Map<string, string[]>();
+
+export function Pager(props: { listKey: string; after: string; nextCursor: string | null; hasMore: boolean; shown: number; total?: number }) {
+  const trail = trails.get(props.listKey) ?? [];
+  const next = () => {
+    trails.set(props.listKey, [...trail, props.after]);
+    setQuery({ after: props.nextCursor ?? undefined }, { push: true });
+  };
+  const prev = () => {
+    const t = [...trail];
+    const back = t.pop();
+    trails.set(props.listKey, t);
+    setQuery({ after: back || undefined }, { push: true });
+  };
+  const first = () => {
+    trails.set(props.listKey, []);
+    setQuery({ after: undefined }, { push: true });
+  };
+  return (
+    <div class="row pager" role="navigation" aria-label="Pages">
+      <span class="muted num">
+        {props.after ? `after “${props.after}” · ` : ""}
+        {props.shown} shown{props.total !== undefined ? ` of ${props.total.toLocaleString("en-US")}` : ""}
+      </span>
+      <span class="grow" />
+      {trail.length > 0 ? (
+        <button type="button" class="small" onClick={prev}>
+          ← Previous
+        </button>
+      ) : (
+        props.after && (
+          <button type="button" class="small" onClick={first}>
+            ⇤ First page
+          </button>
+        )
+      )}
+      <button type="button" class="small" disabled={!props.hasMore} onClick={next}>
+        Next →
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+// Send any protocol request to any stream, see the whole answer, retry a lost race.
+// ?target=/bucket/stream (from a stream page) prefills the target, its content type and its
+// current incarnation token.
+import { useEffect } from "preact/hooks";
+import { introspection } from "../../api/introspection";
+import { composer } from "../../state/app";
+import { links } from "../../state/router";
+import { Panel } from "../common/Panel";
+import { Link } from "../common/Link";
+import { ExplainerSheet } from "../explainers/ExplainerSheet";
+import { RequestForm } from "./RequestForm";
+import { ResponseInspector } from "./ResponseInspector";
+import { RetryPanel } from "./RetryPanel";
+
+/** "/b/s" or "/v1/stream/s" → [bucket, stream] for the introspection API. */
+function splitTarget(path: string): [string, string] | null {
+  const seg = path.split("?")[0]!.split("/").filter(Boolean).map(decodeURIComponent);
+  if (seg[0] === "v1" && seg[1] === "stream" && seg.length === 3) return ["_default", seg[2]!];
+  return seg.length === 2 ? [seg[0]!, seg[1]!] : null;
+}
+
+export function ComposerPage({ query }: { query: URLSearchParams }) {
+  const target = query.get("target");
+  useEffect(() => {
+    if (!target || target === composer.form.value.target) return;
+    composer.update({ target });
+    const parts = splitTarget(target);
+    if (!parts) return;
+    void introspection.stream(parts[0], parts[1]).then((r) => {
+      if (r.ok && composer.form.value.target === target) composer.update({ contentType: r.data.content_type, incarnation: r.data.incarnation });
+    });
+  }, [target]);
+  const f = composer.form.value;
+  const parts = splitTarget(f.target);
+  return (
+    <>
+      <div class="page-head">
+        <div>
+          <h1>Request composer</h1>
+          <div class="sub">Any protocol request, with each write guard behind a toggle. The answer is shown in full, 409s and 412s included.</div>
+        </div>
+        <div class="actions">
+          {parts && <Link href={links.stream(parts[0], parts[1])}>Open stream page →</Link>}
+          <Link href={links.timeline()}>Timeline →</Link>
+        </div>
+      </div>
+      <div class="split">
+        <div class="stack">
+          <Panel title="Request">
+            <RequestForm model={composer} />
+          </Panel>
+          <details class="panel rules">
+            <summary>Stream-Seq rules, with live examples</summary>
+            <div class="body">
+              <ExplainerSheet />
+            </div>
+          </details>
+        </div>
+        <div class="stack">
+          <RetryPanel model={composer} />
+          <Panel title="Response">
+            <ResponseInspector ex={composer.last.value} />
+          </Panel>
+        </div>
+      </div>
+    </>
+  );
+}

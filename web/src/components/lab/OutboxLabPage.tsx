@@ -1,0 +1,52 @@
+// Outbox lab: publishing committed facts with both guards, through an owner takeover.
+import { outboxLab } from "../../state/app";
+import { FACTS, PRODUCER_ID } from "../../state/outboxLab";
+import { ScriptedLabView } from "./ScriptedLabView";
+import { DedupExplainer } from "../explainers/SeqRulesExplainer";
+import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
+
+export function OutboxLabPage() {
+  const ctx = outboxLab.ctx;
+  return (
+    <>
+      <div class="page-head">
+        <div>
+          <h1>Outbox lab</h1>
+          <div class="sub">
+            One logical publisher ({PRODUCER_ID}) publishes facts 1–{FACTS} from a source of truth: producer headers for retries, Stream-Seq = the commit number. A
+            new owner takes over with a higher epoch.
+          </div>
+        </div>
+      </div>
+      <div class="lab-layout">
+        <div class="stack">
+          <div class="grid-2">
+            <div class="note">
+              <strong>Old owner</strong> · epoch {ctx.old.epoch} · next Producer-Seq {ctx.old.producerSeq} · next fact {ctx.old.nextFact}
+            </div>
+            <div class="note info">
+              <strong>New owner</strong> · epoch {ctx.next.epoch} · next Producer-Seq {ctx.next.producerSeq} · next fact {ctx.next.nextFact}
+            </div>
+          </div>
+          <ScriptedLabView lab={outboxLab} label={`Takeover on ${ctx.path}`} />
+        </div>
+        <aside class="stack lab-aside">
+          <div class="explainer">
+            <h3>Only a 409 with Stream-Last-Seq means “already published”</h3>
+            <p>
+              If the new owner republishes a fact the old owner already published, the Stream-Seq check answers 409 with Stream-Last-Seq, which here means “already
+              published”: go on to the next fact with the same Producer-Seq, or to the first fact after Stream-Last-Seq. Only a 409 with Stream-Last-Seq means
+              that. Any other 409 is an error, and skipping on it would lose facts.
+            </p>
+          </div>
+          <div class="explainer">
+            <h3>Gaps are forever</h3>
+            <p>A fact skipped once can never be appended later, because its number is no longer greater than the stored value.</p>
+          </div>
+          <DedupExplainer />
+          <BytewiseExplainer initial={["10", "9"]} />
+        </aside>
+      </div>
+    </>
+  );
+}

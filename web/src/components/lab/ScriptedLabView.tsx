@@ -1,0 +1,100 @@
+// A scripted lab as a numbered list: done steps show the answer and what it means, the
+// current step has the Step button, later steps are listed so the plot is visible up front.
+import type { ScriptedLab, StepRecord } from "../../state/scriptedLab";
+import { classify } from "../../api/outcome";
+import { explainingHeaders } from "../../api/explain";
+import { displayHeaderName, getHeader } from "../../api/headers";
+import type { Exchange } from "../../api/types";
+import { OutcomeChip, StatusCode } from "../common/OutcomeChip";
+import { ExchangeView } from "../common/ExchangeView";
+
+function KeyHeaders({ ex }: { ex: Exchange }) {
+  const shown = explainingHeaders(ex).filter((e) => getHeader(ex.response?.headers, e.header) !== undefined);
+  return (
+    <span class="facts-line mono">
+      {shown.map((e) => (
+        <span key={e.header} title={e.why}>
+          {displayHeaderName(e.header)}: <strong>{getHeader(ex.response?.headers, e.header)}</strong>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function Done({ r }: { r: StepRecord }) {
+  return (
+    <li class={`script-step done ${r.ok ? "ok" : "bad"}`} data-step={r.index} data-ok={r.ok}>
+      <span class="n">{r.ok ? "✓" : "✗"}</span>
+      <div>
+        <div class="actor">{r.actor}</div>
+        <strong>{r.title}</strong>
+        <div class="explain">{r.explain}</div>
+        <div class="result stack" style={{ gap: "4px" }}>
+          {r.exchanges.slice(0, 1).map((ex) => (
+            <div key={ex.id} class="row" style={{ gap: "6px" }}>
+              <span class="mono">
+                {ex.request.method} {ex.request.path}
+              </span>
+              <StatusCode status={ex.response?.status} />
+              <OutcomeChip outcome={classify(ex)} />
+              <KeyHeaders ex={ex} />
+            </div>
+          ))}
+          <div class={r.ok ? "" : "error-text"} data-testid="step-note">
+            {r.note}
+          </div>
+        </div>
+        {r.exchanges.length > 0 && (
+          <details>
+            <summary>
+              Request and response{r.exchanges.length > 1 ? ` (${r.exchanges.length} exchanges)` : ""}
+            </summary>
+            {r.exchanges.map((ex) => (
+              <ExchangeView key={ex.id} ex={ex} />
+            ))}
+          </details>
+        )}
+      </div>
+    </li>
+  );
+}
+
+export function ScriptedLabView<C>({ lab, label }: { lab: ScriptedLab<C>; label: string }) {
+  const records = lab.records.value;
+  const cursor = lab.cursor.value;
+  const busy = lab.busy.value;
+  return (
+    <section class="panel" aria-label={label}>
+      <header>
+        <h2>{label}</h2>
+        <div class="actions">
+          <button type="button" class="primary" disabled={busy || lab.finished} onClick={() => void lab.step()}>
+            Step
+          </button>
+          <button type="button" disabled={busy} onClick={() => void lab.runAll()}>
+            {lab.finished ? "Run again" : "Run all"}
+          </button>
+          <button type="button" disabled={busy} onClick={() => lab.reset()}>
+            Reset
+          </button>
+        </div>
+      </header>
+      <ol class="script">
+        {records.map((r) => (
+          <Done key={r.index} r={r} />
+        ))}
+        {lab.steps.slice(cursor).map((s, j) => (
+          <li key={cursor + j} class={`script-step pending ${j === 0 && !lab.halted.value ? "current" : ""}`}>
+            <span class="n">{cursor + j + 1}</span>
+            <div>
+              <div class="actor">{s.actor}</div>
+              <strong>{j === 0 ? lab.titleOf(cursor) : typeof s.title === "string" ? s.title : `${s.actor}: next step`}</strong>
+              {j === 0 && <div class="explain">{s.explain}</div>}
+            </div>
+          </li>
+        ))}
+      </ol>
+      {lab.halted.value && <div class="note bad">Stopped: the last answer was not what the rule says, so later steps would prove nothing.</div>}
+    </section>
+  );
+}

@@ -1,0 +1,40 @@
+// What this server is: version, data path, durability, totals. Refreshed every few seconds.
+import { useEffect, useMemo } from "preact/hooks";
+import { introspection, type ServerInfo as Info } from "../../api/introspection";
+import { Resource } from "../../state/resource";
+import { count, duration } from "../../format";
+
+export function ServerInfo() {
+  const info = useMemo(() => new Resource<Info, null>((_q, s) => introspection.info(s)), []);
+  useEffect(() => {
+    void info.load(null);
+    const t = setInterval(() => void info.reload(), 5000);
+    return () => {
+      clearInterval(t);
+      info.dispose();
+    };
+  }, [info]);
+  const d = info.data.value;
+  return (
+    <section class="server-info" aria-label="Server">
+      <strong>Server</strong>
+      {info.error.value && <div class="error-text">unreachable: {info.error.value.message}</div>}
+      {d && (
+        <dl>
+          <dt>version</dt>
+          <dd>{d.version}</dd>
+          <dt>streams</dt>
+          <dd class="num">{count(d.streams)}</dd>
+          <dt>buckets</dt>
+          <dd class="num">{count(d.buckets)}</dd>
+          <dt>sync</dt>
+          <dd>{d.sync}</dd>
+          <dt>data</dt>
+          <dd title={d.data_path}>{d.data_path}</dd>
+          <dt>up</dt>
+          <dd>{duration(Math.max(0, Math.round((Date.now() - d.started_at_ms) / 1000)))}</dd>
+        </dl>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,70 @@
+// The stream's byte range drawn to scale: 0 at the left, the tail at the right, with the
+// trimmed (retained-from) part, the window the viewer shows, and where the live tail reader
+// is. Tick labels are byte positions, so the proportions can be read off directly.
+import { formatBytes } from "../../api/offsets";
+
+interface Props {
+  tail: number;
+  retained: number;
+  window?: { from: number; to: number };
+  reader?: number;
+}
+
+function niceStep(max: number): number {
+  const raw = max / 4;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const n = raw / mag;
+  return (n < 1.5 ? 1 : n < 3.5 ? 2.5 : n < 7.5 ? 5 : 10) * mag;
+}
+
+export function OffsetBar({ tail, retained, window, reader }: Props) {
+  if (tail === 0) return <div class="offset-bar-empty muted">Empty stream: the tail is at byte 0.</div>;
+  const pct = (n: number) => `${Math.min(100, Math.max(0, (n / tail) * 100))}%`;
+  const step = niceStep(tail);
+  const ticks: number[] = [];
+  for (let t = 0; t < tail * 0.93; t += step) ticks.push(t);
+  const label = `Bytes 0 to ${tail}${retained ? `, trimmed below ${retained}` : ""}${window ? `, viewer shows ${window.from} to ${window.to}` : ""}${reader !== undefined ? `, live tail at ${reader}` : ""}`;
+  return (
+    <div class="offset-bar" role="img" aria-label={label}>
+      <div class="track">
+        {retained > 0 && <div class="seg trimmed" style={{ width: pct(retained) }} title={`trimmed: below ${retained}`} />}
+        <div class="seg data" style={{ left: pct(retained), width: `calc(${pct(tail)} - ${pct(retained)})` }} />
+        {window && window.to >= window.from && (
+          <div class="seg window" style={{ left: pct(window.from), width: `max(3px, calc(${pct(window.to)} - ${pct(window.from)}))` }} title={`viewer: ${window.from}–${window.to}`} />
+        )}
+        {reader !== undefined && <div class="marker reader" style={{ left: pct(reader) }} title={`live tail at ${reader}`} />}
+        <div class="marker tail" style={{ left: "100%" }} />
+      </div>
+      <div class="ticks">
+        {ticks.map((t) => (
+          <span key={t} style={{ left: pct(t) }}>
+            {formatBytes(t)}
+          </span>
+        ))}
+        <span class="tail-label" style={{ left: "100%" }}>
+          tail {formatBytes(tail)}
+        </span>
+      </div>
+      <div class="legend">
+        <span>
+          <i class="sw data" /> data
+        </span>
+        {retained > 0 && (
+          <span>
+            <i class="sw trimmed" /> trimmed
+          </span>
+        )}
+        {window && (
+          <span>
+            <i class="sw window" /> viewer window
+          </span>
+        )}
+        {reader !== undefined && (
+          <span>
+            <i class="sw reader" /> live tail reader
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+// The stream's state as the server reports it. Each value carries data-field so tests can
+// compare it with what HEAD and the protocol headers say.
+import type { ComponentChildren } from "preact";
+import type { StreamDetail } from "../../api/introspection";
+import { formatBytes, offsetPosition } from "../../api/offsets";
+import { age, dateTime, duration } from "../../format";
+
+function Fact({ label, field, children, sub }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren }) {
+  return (
+    <div class="fact">
+      <dt>{label}</dt>
+      <dd>
+        <span data-field={field}>{children}</span>
+        {sub && <span class="sub">{sub}</span>}
+      </dd>
+    </div>
+  );
+}
+
+function lifetime(d: StreamDetail): { text: string; sub?: string } {
+  if (d.ttl_seconds !== null) {
+    return { text: `TTL ${d.ttl_seconds} s`, sub: d.expires_at_ms ? `sliding; expires ${age(d.expires_at_ms)} if untouched (${dateTime(d.expires_at_ms)})` : "sliding" };
+  }
+  if (d.expires_at) return { text: d.expires_at, sub: d.expires_at_ms ? `fixed; ${age(d.expires_at_ms)}` : "fixed" };
+  return { text: "none", sub: "lives until deleted" };
+}
+
+export function StreamFacts({ d }: { d: StreamDetail }) {
+  const life = lifetime(d);
+  const retained = offsetPosition(d.retained_offset) ?? 0;
+  return (
+    <dl class="facts" style={{ margin: 0 }}>
+      <Fact label="Content type" field="content_type">
+        {d.content_type}
+      </Fact>
+      <Fact label="Tail offset (Stream-Next-Offset)" field="next_offset" sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
+        {d.next_offset}
+      </Fact>
+      <Fact label="Messages" field="message_count">
+        {d.message_count.toLocaleString("en-US")}
+      </Fact>
+      <Fact
+        label="State"
+        field="closed"
+        sub={d.closed && d.closed_by ? `closed by ${d.closed_by.producer_id} (epoch ${d.closed_by.epoch}, seq ${d.closed_by.seq})` : d.closed ? "appends answer 409 STREAM_CLOSED" : "accepting appends"}
+      >
+        {d.closed ? "closed" : "open"}
+      </Fact>
+      <Fact label="TTL / expiry" field="lifetime" sub={life.sub}>
+        {life.text}
+      </Fact>
+      <Fact label="Last accepted Stream-Seq" field="last_stream_seq" sub={d.last_stream_seq === null ? "no Stream-Seq accepted yet: any value will be" : "the next must be bytewise greater"}>
+        {d.last_stream_seq ?? "none"}
+      </Fact>
+      <Fact label="Incarnation (Stream-Incarnation)" field="incarnation" sub={`created ${dateTime(d.created_at_ms)}`}>
+        {d.incarnation}
+      </Fact>
+      <Fact label="Last write" field="last_write" sub={d.last_write_at_ms ? dateTime(d.last_write_at_ms) : undefined}>
+        {d.last_write_at_ms ? age(d.last_write_at_ms) : "never"}
+      </Fact>
+      {retained > 0 && (
+        <Fact label="Retained from" field="retained_offset" sub={`${formatBytes(retained)} trimmed`}>
+          {d.retained_offset}
+        </Fact>
+      )}
+      {d.fork && (
+        <Fact label="Forked from" field="fork" sub={`at ${d.fork.offset}`}>
+          {d.fork.source}
+        </Fact>
+      )}
+      {d.ttl_seconds !== null && d.expires_at_ms && (
+        <Fact label="Time left" field="time_left">
+          {duration(Math.max(0, Math.round((d.expires_at_ms - Date.now()) / 1000)))}
+        </Fact>
+      )}
+    </dl>
+  );
+}

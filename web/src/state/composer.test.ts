@@ -1,0 +1,106 @@
+import { describe, expect, test } from "bun:test";
+import { buildRequest, ComposerModel, DEFAULT_FORM } from "./composer";
+import { fakeServer } from "./testing/fakeServer";
+import { padSeq } from "../api/streamSeq";
+
+describe("buildRequest", () => {
+  test("turns toggles into headers in a stable order", () => {
+    const req = buildRequest({
+      ...DEFAULT_FORM,
+      target: "/demo/s",
+      seqOn: true,
+      seq: padSeq(3),
+      producerOn: true,
+      incarnationOn: true,
+      incarnation: "42",
+      closedOn: true,
+      extraHeaders: "X-Trace: abc\nnonsense",
+    });
+    expect(req).toEqual({
+      method: "POST",
+      path: "/demo/s",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Stream-Seq", padSeq(3)],
+        ["Producer-Id", "console"],
+        ["Producer-Epoch", "0"],
+        ["Producer-Seq", "0"],
+        ["Stream-Incarnation", "42"],
+        ["Stream-Closed", "true"],
+        ["X-Trace", "abc"],
+      ],
+      body: DEFAULT_FORM.body,
+    });
+  });
+  test("GET carries the query and never a body or Content-Type", () => {
+    const req = buildRequest({ ...DEFAULT_FORM, method: "GET", target: "/demo/s", query: "?offset=now" });
+    expect(req).toEqual({ method: "GET", path: "/demo/s?offset=now", headers: [] });
+  });
+  test("PUT with TTL or Expires-At", () => {
+    expect(buildRequest({ ...DEFAULT_FORM, method: "PUT", target: "/d/s", body: "", ttlOn: true }).headers).toEqual([
+      ["Content-Type", "application/json"],
+      ["Stream-TTL", "3600"],
+    ]);
+    expect(buildRequest({ ...DEFAULT_FORM, method: "PUT", target: "/d/s", ttlOn: true, ttlMode: "expires", expiresAt: "2030-01-01T00:00:00Z" }).headers).toContainEqual([
+      "Stream-Expires-At",
+      "2030-01-01T00:00:00Z",
+    ]);
+  });
+});
+
+describe("ComposerModel", () => {
+  async function setup() {
+    const server = fakeServer();
+    const c = new ComposerModel(server.transport);
+    await server.transport({ method: "PUT", path: "/demo/s", headers: [["Content-Type", "application/json"]] });
+    c.update({ target: "/demo/s" });
+    return { c, server };
+  }
+
+  test("prefills the incarnation from the last response", async () => {
+    const { c } = await setup();
+    await c.send();
+    expect(c.form.value.incarnation).toBe("101");
+  });
+
+  test("a 409 with Stream-Last-Seq is retried with n + k after reading on", async () => {
+    const { c, server } = await setup();
+    // Another writer committed 2 events with Stream-Seq 0.
+    await server.transport({ method: "POST", path: "/demo/s", headers: [["Content-Type", "application/json"], ["Stream-Seq", padSeq(0)]], body: "[1,2]" });
+    c.update({ seqOn: true, seq: padSeq(0), body: "[3]" });
+    const lost = await c.send();
+    expect(lost.response!.status).toBe(409);
+    const retried = await c.retryFrom409();
+    const st = c.retry.value;
+    expect(st.kind === "ready" && st.plan).toMatchObject({ method: "prefix-count", n: 0, k: 2, total: 2, seq: padSeq(2), lastSeq: padSeq(0) });
+    expect(retried!.response!.status).toBe(204);
+    expect(retried!.request.headers).toContainEqual(["Stream-Seq", padSeq(2)]);
+    expect(c.form.value.seq).toBe(padSeq(2));
+  });
+
+  test("no retry is offered on a 409 without Stream-Last-Seq", async () => {
+    const { c } = await setup();
+    c.update({ contentType: "text/plain", body: "x" });
+    const ex = await c.send();
+    expect(ex.errorCode).toBe("CONTENT_TYPE_MISMATCH");
+    expect(await c.retryFrom409()).toBeNull();
+  });
+
+  test("the seeding-PUT symptom is called out", async () => {
+    const server = fakeServer();
+    const c = new ComposerModel(server.transport);
+    await server.transport({ method: "PUT", path: "/demo/seeded", headers: [["Content-Type", "application/json"], ["Stream-Seq", padSeq(5)]] });
+    c.update({ target: "/demo/seeded", seqOn: true, seq: padSeq(0) });
+    await c.send();
+    await c.retryFrom409(true);
+    const st = c.retry.value;
+    expect(st.kind === "ready" && st.plan.warning).toContain("stored value is ahead of the log");
+  });
+
+  test("Producer-Seq advances after an accepted producer write", async () => {
+    const { c } = await setup();
+    c.update({ producerOn: true });
+    await c.send();
+    expect(c.form.value.producerSeq).toBe("1");
+  });
+});

@@ -1,0 +1,139 @@
+// The request composer: a form that can express any protocol request, the exchange it last
+// produced, and the retry-from-409 flow. The form is plain data; `buildRequest` turns it into
+// the request object that is sent and that the curl/fetch snippets are built from.
+import { batch, signal } from "@preact/signals";
+import type { Exchange, HeaderList, Method, ProtocolRequest } from "../api/types";
+import { getHeader } from "../api/headers";
+import { pathOf, type Transport } from "./transport";
+import { planRetry, retryEligible, retryRequest, type RetryPlan } from "./retry";
+
+export interface ComposerForm {
+  method: Method;
+  target: string;
+  query: string;
+  contentType: string;
+  sendContentType: boolean;
+  body: string;
+  seqOn: boolean;
+  seq: string;
+  producerOn: boolean;
+  producerId: string;
+  producerEpoch: string;
+  producerSeq: string;
+  autoIncrement: boolean;
+  incarnationOn: boolean;
+  incarnation: string;
+  closedOn: boolean;
+  ttlOn: boolean;
+  ttlMode: "ttl" | "expires";
+  ttl: string;
+  expiresAt: string;
+  extraHeaders: string;
+}
+
+export const DEFAULT_FORM: ComposerForm = {
+  method: "POST",
+  target: "",
+  query: "offset=-1",
+  contentType: "application/json",
+  sendContentType: true,
+  body: '[{"type":"step","n":1}]',
+  seqOn: false,
+  seq: "00000000000000000000",
+  producerOn: false,
+  producerId: "console",
+  producerEpoch: "0",
+  producerSeq: "0",
+  autoIncrement: true,
+  incarnationOn: false,
+  incarnation: "",
+  closedOn: false,
+  ttlOn: false,
+  ttlMode: "ttl",
+  ttl: "3600",
+  expiresAt: "",
+  extraHeaders: "",
+};
+
+export const hasBody = (m: Method) => m === "POST" || m === "PUT";
+
+/** The form as the exact request object that will be sent. Header order is the order shown. */
+export function buildRequest(f: ComposerForm): ProtocolRequest {
+  const headers: HeaderList = [];
+  const body = hasBody(f.method) && f.body.length > 0 ? f.body : undefined;
+  if (hasBody(f.method) && f.sendContentType && f.contentType.trim()) headers.push(["Content-Type", f.contentType.trim()]);
+  if (f.seqOn) headers.push(["Stream-Seq", f.seq]);
+  if (f.producerOn) headers.push(["Producer-Id", f.producerId], ["Producer-Epoch", f.producerEpoch.trim()], ["Producer-Seq", f.producerSeq.trim()]);
+  if (f.incarnationOn) headers.push(["Stream-Incarnation", f.incarnation.trim()]);
+  if (f.closedOn) headers.push(["Stream-Closed", "true"]);
+  if (f.ttlOn) headers.push(f.ttlMode === "ttl" ? ["Stream-TTL", f.ttl.trim()] : ["Stream-Expires-At", f.expiresAt.trim()]);
+  for (const line of f.extraHeaders.split("\n")) {
+    const i = line.indexOf(":");
+    if (i > 0) headers.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
+  }
+  const target = f.target.trim() || "/";
+  const query = f.method === "GET" ? f.query.trim().replace(/^\?/, "") : "";
+  return { method: f.method, path: query ? `${target}?${query}` : target, headers, body };
+}
+
+export type RetryState = { kind: "none" } | { kind: "planning" } | { kind: "ready"; plan: RetryPlan } | { kind: "error"; message: string };
+
+export class ComposerModel {
+  readonly form = signal<ComposerForm>(DEFAULT_FORM);
+  readonly last = signal<Exchange | null>(null);
+  readonly sending = signal(false);
+  readonly retry = signal<RetryState>({ kind: "none" });
+  /** Set when `last` was a retry: the plan that produced it. */
+  readonly retriedWith = signal<RetryPlan | null>(null);
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly retryTransport: Transport = transport,
+  ) {}
+
+  update(patch: Partial<ComposerForm>): void {
+    this.form.value = { ...this.form.value, ...patch };
+  }
+
+  async send(): Promise<Exchange> {
+    return this.sendRequest(buildRequest(this.form.value), this.transport, null);
+  }
+
+  /** Work out the retry (reads on to Stream-Next-Offset) and, unless `prefillOnly`, send it. */
+  async retryFrom409(prefillOnly = false): Promise<Exchange | null> {
+    const failed = this.last.value;
+    if (!failed || !retryEligible(failed)) return null;
+    this.retry.value = { kind: "planning" };
+    const plan = await planRetry(failed, this.retryTransport);
+    this.retry.value = { kind: "ready", plan };
+    this.update({ seqOn: true, seq: plan.seq });
+    if (prefillOnly || plan.warning === "Needs a manual value.") return null;
+    return this.sendRequest(retryRequest(failed.request, plan.seq), this.retryTransport, plan);
+  }
+
+  private async sendRequest(req: ProtocolRequest, transport: Transport, plan: RetryPlan | null): Promise<Exchange> {
+    this.sending.value = true;
+    const ex = await transport(req);
+    batch(() => {
+      this.sending.value = false;
+      this.last.value = ex;
+      this.retriedWith.value = plan;
+      if (!plan) this.retry.value = { kind: "none" };
+      this.learnFrom(ex);
+    });
+    return ex;
+  }
+
+  /** Prefill from the answer: the incarnation token it carries, and the next Producer-Seq after an accept. */
+  private learnFrom(ex: Exchange): void {
+    const f = this.form.value;
+    const patch: Partial<ComposerForm> = {};
+    const token = getHeader(ex.response?.headers, "stream-incarnation");
+    if (token && pathOf(ex.request.path) === f.target.trim()) patch.incarnation = token;
+    const status = ex.response?.status;
+    if (f.producerOn && f.autoIncrement && status === 200 && getHeader(ex.request.headers, "producer-seq") === f.producerSeq.trim()) {
+      patch.producerSeq = String(Number(f.producerSeq) + 1);
+    }
+    if (Object.keys(patch).length) this.update(patch);
+  }
+}
