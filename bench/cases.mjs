@@ -58,21 +58,21 @@ export function buildCases(profile, o = {}) {
     cases.push({
       id: `sse/${subs}subs`,
       workload: "sse",
-      servers: [URSA, REF],
+      servers: [URSA, REF, "ceiling"],
       params: { subscribers: subs, rate: 50, warmupMs: warm(1000, 100), durationMs: dur(8000, 400), drainMs: 3000, threads },
     });
   }
   cases.push({
     id: `catchup/${smoke ? 2 : 100}MiB`,
     workload: "catchup",
-    servers: [URSA, REF],
+    servers: [URSA, REF, "ceiling"],
     params: { mib: smoke ? 2 : 100, chunkKiB: 64, reads: smoke ? 1 : 3, fillConcurrency: 4 },
   });
   for (const waiters of smoke ? [1, 5] : [1, 100]) {
     cases.push({
       id: `longpoll/${waiters}waiter${waiters > 1 ? "s" : ""}`,
       workload: "longpoll",
-      servers: [URSA, REF],
+      servers: [URSA, REF, "ceiling"],
       params: { waiters, parkMs: waiters > 10 ? 30 : 10, durationMs: dur(5000, 300), maxRounds: smoke ? 30 : 2000, warmupRounds: smoke ? 2 : 20 },
     });
   }

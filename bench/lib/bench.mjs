@@ -27,7 +27,10 @@ export async function runBench(o) {
   const skipped = new Set();
   const runs = [];
   for (const c of selected) {
-    const servers = c.servers.filter((s) => (!o.servers?.length || o.servers.includes(s)) && SERVER_KINDS[s]);
+    // --servers picks from the case's list; ursa variants (ursa-normal, ursa-mem) may stand in
+    // wherever the case runs ursa.
+    const fits = (s) => c.servers.includes(s) || (s.startsWith("ursa-") && c.servers.includes("ursa"));
+    const servers = o.servers?.length ? o.servers.filter((s) => SERVER_KINDS[s] && fits(s)) : c.servers;
     const available = servers.filter((s) => {
       const ok = SERVER_KINDS[s].available();
       if (!ok) skipped.add(s);

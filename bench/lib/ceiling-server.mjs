@@ -1,19 +1,95 @@
-// The HTTP ceiling: a trivial Bun.serve handler. It reads the request body and answers 204 for
-// writes, and a small 200 for reads, so the harness can measure what this machine's loopback HTTP
-// path allows with the same client. Run with Bun: bun bench/lib/ceiling-server.mjs
+// The HTTP ceiling: a trivial Bun.serve handler, run with the same client as the real servers,
+// so every figure can also be read as a fraction of what this machine's HTTP path allows.
+// Run with Bun: bun bench/lib/ceiling-server.mjs
+//
+// It does the least a workload needs and nothing a server must (no validation, no durability,
+// no producer or Stream-Seq checks):
+//   PUT            204
+//   POST           count the bytes (nothing is kept), wake long-pollers, send one SSE frame to
+//                  every subscriber of the path (the frame is built once), 204
+//   GET            catch-up: (size - offset) bytes in one response, offsets being decimal byte
+//                  counts (-1 = 0); the bytes are zeros from one shared buffer, since the
+//                  workload checks only the count
+//   GET long-poll  answer at once if there are bytes past `offset`, else park until the next POST
+//   GET sse        an initial control event, then one data+control pair per POST
+// So it is a ceiling for append, catchup, longpoll and sse, not for cas or churn.
+const streams = new Map(); // path -> { size, waiters: Set<fn>, subs: Set<ctrl> }
+const ZEROS = new Uint8Array(1 << 20);
+const enc = new TextEncoder();
+
+function stream(path) {
+  let s = streams.get(path);
+  if (!s) streams.set(path, (s = { size: 0, waiters: new Set(), subs: new Set() }));
+  return s;
+}
+
+function zeros(n) {
+  const parts = [];
+  for (; n > 0; n -= ZEROS.length) parts.push(n >= ZEROS.length ? ZEROS : ZEROS.subarray(0, n));
+  return new Blob(parts);
+}
+
+const tailHeaders = (s) => ({ "Stream-Next-Offset": String(s.size), "Stream-Up-To-Date": "true" });
+
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
-  idleTimeout: 60,
-  async fetch(req) {
-    if (req.method === "POST" || req.method === "PUT") {
-      await req.arrayBuffer();
-      return new Response(null, { status: 204, headers: { "Stream-Next-Offset": "0000000000000000_0000000000000000" } });
+  idleTimeout: 0,
+  async fetch(req, srv) {
+    const url = new URL(req.url);
+    const s = stream(url.pathname);
+    if (req.method === "PUT") return new Response(null, { status: 204 });
+    if (req.method === "POST") {
+      const body = new Uint8Array(await req.arrayBuffer());
+      s.size += body.length;
+      for (const wake of s.waiters) wake(body);
+      s.waiters.clear();
+      if (s.subs.size) {
+        const text = new TextDecoder().decode(body);
+        const arr = text.startsWith("[") ? text : `[${text}]`;
+        const frame = enc.encode(`event: data\ndata: ${arr}\n\nevent: control\ndata:{"streamNextOffset":"${s.size}","upToDate":true}\n\n`);
+        for (const ctrl of s.subs) {
+          ctrl.write(frame);
+          ctrl.flush();
+        }
+      }
+      return new Response(null, { status: 204, headers: { "Stream-Next-Offset": String(s.size) } });
     }
-    return new Response("ok", { headers: { "Stream-Next-Offset": "0000000000000000_0000000000000000", "Stream-Up-To-Date": "true" } });
+    if (req.method === "DELETE") {
+      streams.delete(url.pathname);
+      return new Response(null, { status: 204 });
+    }
+    const live = url.searchParams.get("live");
+    const raw = url.searchParams.get("offset") ?? "-1";
+    const offset = raw === "-1" ? 0 : raw === "now" ? s.size : Number(raw);
+    if (live === "sse") {
+      srv.timeout(req, 0);
+      return new Response(
+        new ReadableStream({
+          type: "direct",
+          async pull(ctrl) {
+            ctrl.write(`event: control\ndata:{"streamNextOffset":"${s.size}","upToDate":true}\n\n`);
+            ctrl.flush();
+            s.subs.add(ctrl);
+            await new Promise((resolve) => req.signal.addEventListener("abort", resolve));
+            s.subs.delete(ctrl);
+          },
+        }),
+        { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } },
+      );
+    }
+    if (live === "long-poll" && offset >= s.size) {
+      srv.timeout(req, 0);
+      const body = await new Promise((resolve) => {
+        s.waiters.add(resolve);
+        req.signal.addEventListener("abort", () => s.waiters.delete(resolve));
+      });
+      return new Response(body, { headers: tailHeaders(s) });
+    }
+    return new Response(zeros(Math.max(0, s.size - offset)), { headers: tailHeaders(s) });
   },
 });
-console.log(`listening http://127.0.0.1:${server.port} data=none`);
+console.log(`listening http://127.0.0.1:${server.port} data=memory`);
 process.on("SIGTERM", () => {
   server.stop(true);
   process.exit(0);

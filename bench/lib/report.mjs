@@ -53,6 +53,7 @@ const COLUMNS = {
     ["errors", (b, m) => String(m.errors + m.endedEarly)],
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
+    ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   catchup: [
     ["case", (b) => b.case],
@@ -63,6 +64,7 @@ const COLUMNS = {
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["fill MB/s", (b, m) => f(0)(m.fillMBps)],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "MBps"))],
+    ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "MBps"))],
   ],
   longpoll: [
     ["case", (b) => b.case],
@@ -74,6 +76,7 @@ const COLUMNS = {
     ["wake-ups", (b, m) => int(m.wakeups)],
     ["timeouts", (b, m) => String(m.timeouts)],
     ["errors", (b, m) => String(m.errors + m.wrongOffset)],
+    ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   churn: [
     ["case", (b) => b.case],

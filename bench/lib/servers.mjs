@@ -10,6 +10,8 @@ export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const URSA_BINARY = resolve(ROOT, process.env.URSA_BINARY ?? "dist/ursa");
 const BUN = resolve(ROOT, "node_modules/.bin/bun");
 const HERE = import.meta.dirname;
+// The reference server is a Node program: always run it under Node, even when the harness runs under Bun.
+const NODE = process.env.NODE_BINARY ?? (process.versions.bun ? "node" : process.execPath);
 
 /** Long-poll timeout given to every server: longer than any park in the workloads. */
 export const LONG_POLL_TIMEOUT_MS = 20000;
@@ -40,13 +42,13 @@ export const SERVER_KINDS = {
   "ref-mem": {
     label: "reference (memory)",
     available: () => true,
-    cmd: () => [process.execPath, [join(HERE, "ref-server.mjs"), "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    cmd: () => [NODE, [join(HERE, "ref-server.mjs"), "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: false,
   },
   "ref-file": {
     label: "reference (file)",
     available: () => true,
-    cmd: (dir) => [process.execPath, [join(HERE, "ref-server.mjs"), "--data", dir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    cmd: (dir) => [NODE, [join(HERE, "ref-server.mjs"), "--data", dir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
   },
   ceiling: {

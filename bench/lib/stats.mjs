@@ -36,5 +36,8 @@ export class Samples {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Monotonic microseconds, the same clock in every thread of this process. */
-export const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+/**
+ * Microseconds since the epoch, comparable across the threads of this process (checked to
+ * about 1 µs under Node and Bun). process.hrtime is not: under Bun each thread has its own base.
+ */
+export const nowUs = () => Math.round((performance.timeOrigin + performance.now()) * 1000);

@@ -23,7 +23,11 @@ export function evaluateTargets(bests, runs) {
       const rr = ratio(um?.appendsPerS, r?.metrics.appendsPerS);
       add(id, "appends/s ≥ 1.5× reference (memory)", rr, 1.5, cmp(rr, (v) => v >= 1.5));
       const rf = ratio(um?.appendsPerS, f?.metrics.appendsPerS);
-      add(id, "appends/s ≥ 15× reference (file)", rf, 15, cmp(rf, (v) => v >= 15));
+      // The file-backed reference keeps 100 file handles; with more streams than that it evicts a
+      // handle between write and fsync and answers 404 "handle not found". Its rate then counts
+      // only the 2xx, so the ratio is not a fair comparison: report it without a verdict.
+      const fBad = f ? f.metrics.totalNon2xx + f.metrics.errors : 0;
+      add(id, "appends/s ≥ 15× reference (file)", rf, 15, fBad ? null : cmp(rf, (v) => v >= 15), fBad ? `reference (file) answered ${fBad} non-2xx` : undefined);
       const pr = um && r ? um.p99 / r.metrics.p99 : null;
       add(id, "p99 no worse than reference (memory)", pr, 1, cmp(pr, (v) => v <= 1), um && r ? `${um.p99.toFixed(2)} vs ${r.metrics.p99.toFixed(2)} ms` : undefined);
       const rc = ratio(um?.appendsPerS, c?.metrics.appendsPerS);
