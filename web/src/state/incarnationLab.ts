@@ -43,6 +43,7 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       title: "Append with the kept token",
       explain: "Sent back as a request header, the token is compared for equality with the stream's current incarnation, atomically with the write.",
       expectStatus: 204,
+      okNote: "Accepted: the token matches the stream's incarnation.",
       build: (ctx) => ({ method: "POST", path: ctx.path, headers: [["Content-Type", "application/json"], ...withOld(ctx)], body: '[{"step":"first life"}]' }),
     },
     {
@@ -99,6 +100,7 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       title: "Read a missing stream with the token",
       explain: "A request that would answer 404 without the header still does: the header never turns “missing” into 412.",
       expectStatus: 404,
+      okNote: "404 STREAM_NOT_FOUND, although the request carried Stream-Incarnation.",
       build: (ctx) => ({ method: "GET", path: `${ctx.missingPath}?offset=-1`, headers: withOld(ctx) }),
     },
     {
@@ -106,6 +108,7 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       title: "PUT a missing stream with the token",
       explain: "The one exception: a PUT with the header for a missing stream answers 412 and creates nothing.",
       expectStatus: 412,
+      okNote: "412: the PUT was refused because the token names a stream that is not there.",
       build: (ctx) => ({ method: "PUT", path: ctx.missingPath, headers: [["Content-Type", "application/json"], ...withOld(ctx)] }),
     },
     {
@@ -113,6 +116,7 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       title: "Check that nothing was created",
       explain: "HEAD without the header: still 404.",
       expectStatus: 404,
+      okNote: "404: the refused PUT created nothing.",
       build: (ctx) => ({ method: "HEAD", path: ctx.missingPath, headers: [] }),
     },
   ];

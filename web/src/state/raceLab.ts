@@ -52,6 +52,8 @@ export type WriterPhase = "read" | "commit" | "read-on" | "done" | "stuck" | "fa
 
 export interface ReadEntry {
   kind: "read" | "read-on";
+  /** Global order of this action across all lanes (1-based), so interleavings are visible. */
+  at: number;
   from: string;
   to: string;
   /** Events counted by this read (n for a first read, k for a read-on). */
@@ -65,6 +67,7 @@ export interface ReadEntry {
 
 export interface CommitEntry {
   kind: "commit";
+  at: number;
   commit: number;
   attempt: number;
   seq: string;
@@ -98,6 +101,8 @@ export interface RaceState {
   writers: WriterState[];
   /** Round-robin cursor for "Step". */
   turn: number;
+  /** Actions applied so far, across all writers. */
+  clock: number;
 }
 
 export type RaceAction =
@@ -125,7 +130,7 @@ export function initialRace(config: RaceConfig, path: string): RaceState {
     stalls: 0,
     entries: [],
   }));
-  return { config, path, writers, turn: 0 };
+  return { config, path, writers, turn: 0, clock: 0 };
 }
 
 export function eventsFor(config: RaceConfig, writer: number): number {
@@ -168,14 +173,16 @@ export function nextAction(state: RaceState, w: number): RaceAction | null {
   }
 }
 
-function withWriter(state: RaceState, w: number, fn: (wr: WriterState) => WriterState): RaceState {
-  return { ...state, writers: state.writers.map((wr, i) => (i === w ? fn(wr) : wr)) };
+/** Applies one action's result to one writer and advances the global clock. */
+function withWriter(state: RaceState, w: number, fn: (wr: WriterState, at: number) => WriterState): RaceState {
+  const at = state.clock + 1;
+  return { ...state, clock: at, writers: state.writers.map((wr, i) => (i === w ? fn(wr, at) : wr)) };
 }
 
 export function applyRead(state: RaceState, w: number, action: Extract<RaceAction, { kind: "read" }>, r: ReadResult): RaceState {
-  return withWriter(state, w, (wr) => {
+  return withWriter(state, w, (wr, at) => {
     const n = wr.n + r.events;
-    const entry: ReadEntry = { kind: action.readOn ? "read-on" : "read", from: action.from, to: r.to, events: r.events, n, responses: r.responses, upToDate: r.upToDate, error: r.error };
+    const entry: ReadEntry = { kind: action.readOn ? "read-on" : "read", at, from: action.from, to: r.to, events: r.events, n, responses: r.responses, upToDate: r.upToDate, error: r.error };
     if (r.error) return { ...wr, phase: "failed", entries: [...wr.entries, entry] };
     return { ...wr, n, readOffset: r.to, phase: "commit", entries: [...wr.entries, entry] };
   });
@@ -186,8 +193,8 @@ export function applyCommit(state: RaceState, w: number, action: Extract<RaceAct
   const outcome = classify(ex);
   const lastSeq = getHeader(ex.response?.headers, "stream-last-seq");
   const nextOffset = getHeader(ex.response?.headers, "stream-next-offset");
-  return withWriter(state, w, (wr) => {
-    const entry: CommitEntry = { kind: "commit", commit: wr.commit, attempt: wr.attempt, seq: action.seq, events: action.events, status, outcome, lastSeq, nextOffset, code: ex.errorCode };
+  return withWriter(state, w, (wr, at) => {
+    const entry: CommitEntry = { kind: "commit", at, commit: wr.commit, attempt: wr.attempt, seq: action.seq, events: action.events, status, outcome, lastSeq, nextOffset, code: ex.errorCode };
     const entries = [...wr.entries, entry];
     if (status >= 200 && status < 300) {
       const commit = wr.commit + 1;

@@ -2,7 +2,7 @@
 // once. Each step builds its request from the lab's context (tokens, epochs, counters kept
 // from earlier answers), sends it, and says what the answer means. Used by the outbox and
 // incarnation labs; the race lab needs a real state machine instead (raceLab.ts).
-import { batch, signal } from "@preact/signals";
+import { batch, signal, type Signal } from "@preact/signals";
 import type { Exchange, ProtocolRequest } from "../api/types";
 import type { Transport } from "./transport";
 
@@ -20,6 +20,8 @@ export interface ScriptStep<C> {
   /** Which rule the step demonstrates, in one or two sentences. */
   explain: string;
   expectStatus?: number;
+  /** What the expected status means here (default interpretation only). */
+  okNote?: string;
   build?(ctx: C): ProtocolRequest;
   /** Interprets the answer and updates the context. Default: ok when the status is expected. */
   after?(ctx: C, ex: Exchange): StepResult;
@@ -43,6 +45,8 @@ export class ScriptedLab<C> {
   readonly cursor = signal(0);
   readonly busy = signal(false);
   readonly halted = signal(false);
+  /** A snapshot of the context after each step, for views (the live `ctx` is mutated by steps). */
+  readonly view: Signal<C>;
   ctx: C;
   steps: ScriptStep<C>[];
 
@@ -53,6 +57,7 @@ export class ScriptedLab<C> {
   ) {
     this.ctx = makeCtx();
     this.steps = makeSteps();
+    this.view = signal(structuredClone(this.ctx));
   }
 
   get finished(): boolean {
@@ -72,6 +77,7 @@ export class ScriptedLab<C> {
       this.records.value = [];
       this.cursor.value = 0;
       this.halted.value = false;
+      this.view.value = structuredClone(this.ctx);
     });
   }
 
@@ -94,12 +100,16 @@ export class ScriptedLab<C> {
         const status = ex.response?.status;
         result = s.after
           ? s.after(this.ctx, ex)
-          : { ok: status === s.expectStatus, note: status === s.expectStatus ? "as the rule says" : `expected ${s.expectStatus}, got ${status ?? ex.networkError}` };
+          : {
+              ok: status === s.expectStatus,
+              note: status === s.expectStatus ? (s.okNote ?? `${status}, as the rule says.`) : `Expected ${s.expectStatus}, got ${status ?? ex.networkError}.`,
+            };
       }
       const rec: StepRecord = { index: i, actor: s.actor, title, explain: s.explain, expectStatus: s.expectStatus, exchanges, note: result.note, ok: result.ok };
       batch(() => {
         this.records.value = [...this.records.value, rec];
         this.cursor.value = i + 1;
+        this.view.value = structuredClone(this.ctx);
         if (result.halt) this.halted.value = true;
       });
     } finally {

@@ -2,6 +2,7 @@
 import { useEffect, useMemo } from "preact/hooks";
 import { introspection, type BucketPage, type PageQuery } from "../../api/introspection";
 import { Resource } from "../../state/resource";
+import { ServerSummary } from "./ServerSummary";
 import { links } from "../../state/router";
 import { Link } from "../common/Link";
 import { PrefixFilter } from "./PrefixFilter";
@@ -19,13 +20,14 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
   return (
     <>
       <div class="page-head">
-        <div>
-          <h1>Buckets</h1>
-          <div class="sub">Every bucket on this server and how many streams it holds.</div>
-        </div>
+        <ServerSummary />
         <PrefixFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" />
       </div>
-      <section class="panel" aria-label="Buckets">
+      <section class="panel" aria-labelledby="buckets-title">
+        <header>
+          <h2 id="buckets-title">Buckets</h2>
+          <span class="muted">every bucket on this server and how many streams it holds</span>
+        </header>
         {list.error.value && <div class="note bad">Could not list buckets: {list.error.value.message}</div>}
         <table>
           <thead>

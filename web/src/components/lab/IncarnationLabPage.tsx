@@ -3,7 +3,7 @@ import { incarnationLab } from "../../state/app";
 import { ScriptedLabView } from "./ScriptedLabView";
 
 export function IncarnationLabPage() {
-  const ctx = incarnationLab.ctx;
+  const ctx = incarnationLab.view.value;
   return (
     <>
       <div class="page-head">

@@ -6,7 +6,7 @@ import { DedupExplainer } from "../explainers/SeqRulesExplainer";
 import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
 
 export function OutboxLabPage() {
-  const ctx = outboxLab.ctx;
+  const ctx = outboxLab.view.value;
   return (
     <>
       <div class="page-head">

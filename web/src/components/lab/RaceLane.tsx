@@ -14,6 +14,7 @@ function Entry({ e }: { e: LaneEntry }) {
     return (
       <li class={`lane-entry commit ${lost ? "lost" : e.status < 300 ? "won" : "err"}`} data-kind="commit" data-status={e.status}>
         <div class="row" style={{ gap: "6px" }}>
+          <span class="at">{e.at}</span>
           <strong>{e.attempt === 0 ? "Commit" : `Retry ${e.attempt}`}</strong>
           <span class="muted">
             {e.events} event{e.events > 1 ? "s" : ""}
@@ -36,6 +37,7 @@ function Entry({ e }: { e: LaneEntry }) {
   return (
     <li class={`lane-entry read ${e.upToDate ? "" : "short"}`} data-kind={e.kind}>
       <div class="row" style={{ gap: "6px" }}>
+        <span class="at">{e.at}</span>
         <strong>{e.kind === "read" ? "Read" : "Read on"}</strong>
         <span class="grow" />
         <span class="num">{e.kind === "read" ? `n = ${e.n}` : `k = ${e.events} → n = ${e.n}`}</span>

@@ -1,7 +1,7 @@
 // A scripted lab as a numbered list: done steps show the answer and what it means, the
 // current step has the Step button, later steps are listed so the plot is visible up front.
 import type { ScriptedLab, StepRecord } from "../../state/scriptedLab";
-import { classify } from "../../api/outcome";
+import { classify, OUTCOME_LABEL } from "../../api/outcome";
 import { explainingHeaders } from "../../api/explain";
 import { displayHeaderName, getHeader } from "../../api/headers";
 import type { Exchange } from "../../api/types";
@@ -28,7 +28,7 @@ function Done({ r }: { r: StepRecord }) {
       <div>
         <div class="actor">{r.actor}</div>
         <strong>{r.title}</strong>
-        <div class="explain">{r.explain}</div>
+        {r.explain && <div class="explain">{r.explain}</div>}
         <div class="result stack" style={{ gap: "4px" }}>
           {r.exchanges.slice(0, 1).map((ex) => (
             <div key={ex.id} class="row" style={{ gap: "6px" }}>
@@ -36,7 +36,7 @@ function Done({ r }: { r: StepRecord }) {
                 {ex.request.method} {ex.request.path}
               </span>
               <StatusCode status={ex.response?.status} />
-              <OutcomeChip outcome={classify(ex)} />
+              {OUTCOME_LABEL[classify(ex)] !== String(ex.response?.status) && <OutcomeChip outcome={classify(ex)} />}
               <KeyHeaders ex={ex} />
             </div>
           ))}
@@ -89,7 +89,7 @@ export function ScriptedLabView<C>({ lab, label }: { lab: ScriptedLab<C>; label:
             <div>
               <div class="actor">{s.actor}</div>
               <strong>{j === 0 ? lab.titleOf(cursor) : typeof s.title === "string" ? s.title : `${s.actor}: next step`}</strong>
-              {j === 0 && <div class="explain">{s.explain}</div>}
+              {j === 0 && s.explain && <div class="explain">{s.explain}</div>}
             </div>
           </li>
         ))}

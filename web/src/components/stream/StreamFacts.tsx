@@ -3,7 +3,7 @@
 import type { ComponentChildren } from "preact";
 import type { StreamDetail } from "../../api/introspection";
 import { formatBytes, offsetPosition } from "../../api/offsets";
-import { age, dateTime, duration } from "../../format";
+import { age, dateTime } from "../../format";
 
 function Fact({ label, field, children, sub }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren }) {
   return (
@@ -58,19 +58,12 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
       <Fact label="Last write" field="last_write" sub={d.last_write_at_ms ? dateTime(d.last_write_at_ms) : undefined}>
         {d.last_write_at_ms ? age(d.last_write_at_ms) : "never"}
       </Fact>
-      {retained > 0 && (
-        <Fact label="Retained from" field="retained_offset" sub={`${formatBytes(retained)} trimmed`}>
-          {d.retained_offset}
-        </Fact>
-      )}
+      <Fact label="Retained from" field="retained_offset" sub={retained > 0 ? `${formatBytes(retained)} trimmed by retention` : "nothing trimmed: offset=-1 reads from byte 0"}>
+        {d.retained_offset}
+      </Fact>
       {d.fork && (
         <Fact label="Forked from" field="fork" sub={`at ${d.fork.offset}`}>
           {d.fork.source}
-        </Fact>
-      )}
-      {d.ttl_seconds !== null && d.expires_at_ms && (
-        <Fact label="Time left" field="time_left">
-          {duration(Math.max(0, Math.round((d.expires_at_ms - Date.now()) / 1000)))}
         </Fact>
       )}
     </dl>

@@ -1,0 +1,106 @@
+// The composer against the real server: a Stream-Seq 409 with Stream-Last-Seq highlighted,
+// retry from it in one click, a 412 carrying the new incarnation token, copy-as-curl that
+// reproduces the same status when run, and the timeline that recorded all of it.
+import { test, expect, screenshotPath } from "./fixtures.ts";
+import { curlStatus, post, put, sh, uniq, shot } from "./console/helpers.ts";
+
+test.use({ permissions: ["clipboard-read", "clipboard-write"] });
+
+const pad = (n: number) => String(n).padStart(20, "0");
+
+test("409 STREAM_SEQ_CONFLICT, retry from it, then a 412 with the new token; curl reproduces both", async ({ page, request }) => {
+  const bucket = uniq("compose");
+  const path = `/${bucket}/run`;
+  await put(request, path);
+  // Another writer wins the race: 2 events committed with Stream-Seq 0.
+  expect((await post(request, path, '[{"by":"other","n":0},{"by":"other","n":1}]', { "Stream-Seq": pad(0) })).status()).toBe(204);
+
+  await page.goto(`/ui/compose?target=${encodeURIComponent(path)}`);
+  await expect(page.getByLabel("Target path")).toHaveValue(path);
+  await page.getByRole("textbox", { name: "Body", exact: true }).fill('[{"by":"console","n":0}]');
+  await page.getByRole("checkbox", { name: /^Stream-Seq/ }).check();
+  await page.getByLabel("Count to pad").fill("0");
+  await page.getByRole("button", { name: "Pad to 20" }).click();
+  await expect(page.getByLabel("Stream-Seq value")).toHaveValue(pad(0));
+  await page.getByRole("button", { name: "Send" }).click();
+
+  const inspector = page.getByTestId("response-inspector");
+  await expect(page.getByTestId("response-status")).toHaveText("409");
+  await expect(page.getByTestId("error-code")).toHaveText("STREAM_SEQ_CONFLICT");
+  await expect(inspector.locator('[data-outcome="409-seq"]')).toBeVisible();
+  const lastSeqRow = inspector.locator('tr[data-header="stream-last-seq"]');
+  await expect(lastSeqRow).toHaveClass(/explains/);
+  await expect(lastSeqRow).toContainText(pad(0));
+  await expect(page.getByTestId("response-timing")).toContainText("ms");
+
+  // Copy as curl: the clipboard holds the snippet, and running it gets the same 409.
+  await inspector.getByRole("button", { name: "Copy as curl" }).click();
+  const curl409 = await page.evaluate(() => navigator.clipboard.readText());
+  expect(curl409).toContain(`-H 'Stream-Seq: ${pad(0)}'`);
+  await inspector.getByText("curl / fetch").click();
+  await expect(page.getByTestId("curl-snippet")).toHaveText(curl409);
+  expect(curlStatus(sh(curl409))).toBe(409);
+  await shot(page, screenshotPath("console-composer-409"));
+
+  // Retry from the 409: read on to Stream-Next-Offset (2 new events), retry with n + k = 2.
+  await page.getByRole("button", { name: "Read on and retry" }).click();
+  await expect(page.getByTestId("response-status")).toHaveText("204");
+  await expect(page.getByTestId("retry-result")).toContainText(pad(2));
+  await expect(page.getByTestId("retry-result")).toContainText("n + k = 0 + 2 = 2");
+  const log = await request.get(`${path}?offset=-1`);
+  expect(await log.json()).toEqual([
+    { by: "other", n: 0 },
+    { by: "other", n: 1 },
+    { by: "console", n: 0 },
+  ]);
+
+  // 412: keep the token, recreate the stream behind the console's back, send with the old token.
+  const oldToken = (await request.head(path)).headers()["stream-incarnation"]!;
+  await page.getByRole("checkbox", { name: /^Stream-Incarnation/ }).check();
+  await expect(page.getByLabel("Stream-Incarnation value")).toHaveValue(oldToken);
+  await page.getByRole("checkbox", { name: /^Stream-Seq/ }).uncheck();
+  await request.delete(path);
+  await put(request, path);
+  const newToken = (await request.head(path)).headers()["stream-incarnation"]!;
+  expect(newToken).not.toBe(oldToken);
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("response-status")).toHaveText("412");
+  await expect(page.getByTestId("error-code")).toHaveText("STREAM_INCARNATION_MISMATCH");
+  const tokenRow = inspector.locator('tr[data-header="stream-incarnation"]');
+  await expect(tokenRow).toHaveClass(/explains/);
+  await expect(tokenRow).toContainText(newToken);
+  // No retry is offered on a 412, and none on a 409 without Stream-Last-Seq.
+  await expect(page.getByRole("button", { name: "Read on and retry" })).toHaveCount(0);
+  await inspector.getByRole("button", { name: "Copy as curl" }).click();
+  const curl412 = await page.evaluate(() => navigator.clipboard.readText());
+  expect(curl412).toContain(`Stream-Incarnation: ${oldToken}`);
+  expect(curlStatus(sh(curl412))).toBe(412);
+  await shot(page, screenshotPath("console-composer-412"));
+
+  // The new token was prefilled from the 412: sending again is accepted.
+  await expect(page.getByLabel("Stream-Incarnation value")).toHaveValue(newToken);
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("response-status")).toHaveText("204");
+
+  // A content-type 409 carries no Stream-Last-Seq, so no retry.
+  await page.getByLabel("Content-Type value").fill("text/plain");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("error-code")).toHaveText("CONTENT_TYPE_MISMATCH");
+  await expect(page.getByTestId("no-retry")).toBeVisible();
+
+  // The timeline has every attempt, filterable by outcome, each expanding to the exchange.
+  await page.getByRole("link", { name: "Timeline" }).first().click();
+  await expect(page.getByRole("heading", { name: "Attempt timeline" })).toBeVisible();
+  const attempts = page.getByRole("list", { name: "Attempts" });
+  await page.getByRole("button", { name: /^409 seq/ }).click();
+  await expect(attempts.locator("li.attempt")).toHaveCount(1);
+  await page.getByRole("button", { name: /^409 seq/ }).click();
+  await page.getByRole("button", { name: /^412/ }).click();
+  await expect(attempts.locator("li.attempt")).toHaveCount(1);
+  await attempts.locator("li.attempt button.attempt-line").first().click();
+  await expect(attempts.getByText(`Stream-Incarnation`).first()).toBeVisible();
+  await expect(attempts.locator('tr[data-header="stream-incarnation"].explains')).toContainText(newToken);
+  await page.getByRole("button", { name: /^412/ }).click();
+  for (const o of ["409-seq", "accepted", "412", "409-content-type"]) await expect(attempts.locator(`li.attempt[data-outcome="${o}"]`).first()).toBeVisible();
+  await shot(page, screenshotPath("console-timeline"));
+});

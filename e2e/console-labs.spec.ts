@@ -1,0 +1,108 @@
+// The three labs run against the real server: the race lab to a passing verdict, the race
+// lab with the after-commit pitfall (both stale writers accepted, verdict fails), the
+// incarnation lab, and the outbox lab.
+import { test, expect, screenshotPath } from "./fixtures.ts";
+import { shot } from "./console/helpers.ts";
+
+test("race lab: step by step to completion with a passing verdict", async ({ page, request }) => {
+  await page.goto("/ui/lab/race");
+  // A few single steps by hand: A reads, B reads, A commits, B loses with 409 + Stream-Last-Seq.
+  const step = page.getByRole("button", { name: "Step", exact: true });
+  await step.click();
+  const laneA = page.getByRole("region", { name: "Writer A" });
+  const laneB = page.getByRole("region", { name: "Writer B" });
+  await expect(laneA.locator('[data-kind="read"]')).toContainText("n = 0");
+  await step.click();
+  await expect(laneB.locator('[data-kind="read"]')).toContainText("n = 0");
+  await step.click();
+  await expect(laneA.locator('[data-kind="commit"]').first()).toHaveAttribute("data-status", "204");
+  await step.click();
+  const lost = laneB.locator('[data-kind="commit"]').first();
+  await expect(lost).toHaveAttribute("data-status", "409");
+  await expect(lost.getByTestId("last-seq")).toContainText("00000000000000000000");
+  await step.click(); // A reads again
+  await step.click(); // B reads on: k = 1
+  await expect(laneB.locator('[data-kind="read-on"]').first()).toContainText("k = 1 → n = 1");
+
+  // Then the rest, step by step, to the verdict.
+  await page.getByRole("button", { name: "Run step by step" }).click();
+  const verdict = page.getByTestId("verdict");
+  await expect(verdict).toHaveAttribute("data-ok", "true", { timeout: 20_000 });
+  await expect(verdict).toContainText("PASS");
+  await expect(page.getByTestId("phase-A")).toHaveText("done");
+  await expect(page.getByTestId("phase-B")).toHaveText("done");
+  // B's retry used n + k: its accepted commit's Stream-Seq equals the events before it.
+  await expect(page.getByRole("table", { name: "Commits in log order" }).locator("tbody tr")).toHaveCount(4);
+
+  // The verdict is about the real stream: check it from outside too.
+  const streamPath = await page.locator(".lab-layout a.mono").first().textContent();
+  const events = (await (await request.get(`${streamPath}?offset=-1`)).json()) as { seq: string }[];
+  expect(events.length).toBe(6);
+  await shot(page, screenshotPath("console-race-lab"));
+});
+
+test("race lab: continuous run with four writers passes", async ({ page }) => {
+  await page.goto("/ui/lab/race");
+  await page.getByLabel("writers").selectOption("4");
+  await page.getByRole("button", { name: "Run continuously" }).click();
+  await expect(page.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 25_000 });
+  for (const w of ["A", "B", "C", "D"]) await expect(page.getByTestId(`phase-${w}`)).toHaveText("done");
+});
+
+test("race lab: counting after your own commit lets both stale writers win", async ({ page }) => {
+  await page.goto("/ui/lab/race");
+  await page.getByLabel("commits each").selectOption("1");
+  await page.getByRole("checkbox", { name: /Count after your own commit/ }).check();
+  await expect(page.getByText("Writers send n + their own events.")).toBeVisible();
+  await page.getByRole("button", { name: "Run step by step" }).click();
+  const verdict = page.getByTestId("verdict");
+  await expect(verdict).toHaveAttribute("data-ok", "false", { timeout: 20_000 });
+  // Both read the same empty log, and both commits were accepted.
+  for (const w of ["A", "B"]) {
+    const lane = page.getByRole("region", { name: `Writer ${w}` });
+    await expect(lane.locator('[data-kind="read"]')).toContainText("n = 0");
+    await expect(lane.locator('[data-kind="commit"]')).toHaveCount(1);
+    await expect(lane.locator('[data-kind="commit"]')).toHaveAttribute("data-status", "204");
+    await expect(lane.locator('[data-outcome="accepted"]')).toBeVisible();
+  }
+  await expect(verdict).toContainText("validated against a stale log");
+  await shot(page, screenshotPath("console-race-lab-after-commit"));
+});
+
+test("race lab: a seeding PUT leaves every writer stuck on 409", async ({ page }) => {
+  await page.goto("/ui/lab/race");
+  await page.getByRole("checkbox", { name: /Seeding PUT/ }).check();
+  await page.getByRole("button", { name: "Run step by step" }).click();
+  await expect(page.getByTestId("verdict")).toContainText("No commit was accepted", { timeout: 20_000 });
+  await expect(page.getByTestId("phase-A")).toHaveText("stuck");
+});
+
+test("incarnation lab: the old token gets 412 with the new one; a missing stream stays 404", async ({ page }) => {
+  await page.goto("/ui/lab/incarnation");
+  await page.getByRole("button", { name: "Run all" }).click();
+  const steps = page.locator("li.script-step.done");
+  await expect(steps).toHaveCount(10, { timeout: 20_000 });
+  await expect(page.locator('li.script-step.done[data-ok="false"]')).toHaveCount(0);
+  const oldToken = await page.getByTestId("old-token").textContent();
+  const newToken = await page.getByTestId("new-token").textContent();
+  expect(oldToken).not.toBe(newToken);
+  for (const i of [4, 5, 6]) {
+    const s = page.locator(`li.script-step[data-step="${i}"]`);
+    await expect(s.locator(".chip.mono")).toHaveText("412");
+    await expect(s).toContainText(`Stream-Incarnation: ${newToken}`);
+  }
+  await expect(page.locator('li.script-step[data-step="7"] .chip.mono')).toHaveText("404");
+  await shot(page, screenshotPath("console-incarnation-lab"));
+});
+
+test("outbox lab: the new owner skips the already-published fact and fences the old owner", async ({ page }) => {
+  await page.goto("/ui/lab/outbox");
+  await page.getByRole("button", { name: "Run all" }).click();
+  await expect(page.locator("li.script-step.done")).toHaveCount(11, { timeout: 20_000 });
+  await expect(page.locator('li.script-step.done[data-ok="false"]')).toHaveCount(0);
+  await expect(page.locator('li.script-step[data-step="5"]')).toContainText("fact 2 is already published");
+  await expect(page.locator('li.script-step[data-step="5"]')).toContainText("Stream-Last-Seq: 00000000000000000003");
+  await expect(page.locator('li.script-step[data-step="7"] .chip.mono')).toHaveText("403");
+  await expect(page.locator('li.script-step[data-step="10"]')).toContainText("Facts 1, 2, 3, 4, 5, 6: none lost, none twice.");
+  await shot(page, screenshotPath("console-outbox-lab"));
+});
