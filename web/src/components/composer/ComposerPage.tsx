@@ -58,7 +58,7 @@ export function ComposerPage({ query }: { query: URLSearchParams }) {
         </div>
         <div class="stack">
           <RetryPanel model={composer} />
-          <Panel title="Response">
+          <Panel title="Response" id="response">
             <ResponseInspector ex={composer.last.value} />
           </Panel>
         </div>

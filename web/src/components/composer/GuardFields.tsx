@@ -3,10 +3,21 @@
 import type { ComponentChildren } from "preact";
 import type { ComposerForm } from "../../state/composer";
 import { SeqField } from "./SeqField";
+import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
+import { AsciiExplainer, ByteCapExplainer, DedupExplainer } from "../explainers/SeqRulesExplainer";
 
 type Update = (patch: Partial<ComposerForm>) => void;
 
-function Guard(props: { id: string; label: string; on: boolean; onToggle: (v: boolean) => void; hint?: ComponentChildren; children?: ComponentChildren }) {
+function Guard(props: {
+  id: string;
+  label: string;
+  on: boolean;
+  onToggle: (v: boolean) => void;
+  hint?: ComponentChildren;
+  children?: ComponentChildren;
+  /** The rules behind this header, one click away from the field. */
+  rules?: ComponentChildren;
+}) {
   return (
     <div class={`guard ${props.on ? "on" : ""}`}>
       <label class="toggle-row guard-label">
@@ -15,6 +26,12 @@ function Guard(props: { id: string; label: string; on: boolean; onToggle: (v: bo
         {props.hint && <span class="muted guard-hint">{props.hint}</span>}
       </label>
       {props.children && <div class="guard-body">{props.children}</div>}
+      {props.rules && (
+        <details class="guard-rules">
+          <summary>Rules</summary>
+          <div class="guard-rules-body">{props.rules}</div>
+        </details>
+      )}
     </div>
   );
 }
@@ -22,10 +39,18 @@ function Guard(props: { id: string; label: string; on: boolean; onToggle: (v: bo
 export function GuardFields({ f, update, lastToken }: { f: ComposerForm; update: Update; lastToken?: string }) {
   return (
     <div class="guards">
-      <Guard id="g-seq" label="Stream-Seq" on={f.seqOn} onToggle={(v) => update({ seqOn: v })} hint="compare-and-set: must be bytewise greater than the stored value">
+      <Guard id="g-seq" label="Stream-Seq" on={f.seqOn} onToggle={(v) => update({ seqOn: v })} hint="compare-and-set: must be bytewise greater than the stored value"
+        rules={
+          <>
+            <BytewiseExplainer />
+            <AsciiExplainer />
+            <ByteCapExplainer />
+          </>
+        }
+      >
         <SeqField value={f.seq} enabled={f.seqOn} onChange={(seq) => update({ seq })} />
       </Guard>
-      <Guard id="g-producer" label="Producer-Id / Epoch / Seq" on={f.producerOn} onToggle={(v) => update({ producerOn: v })} hint="exactly-once retries; checked before Stream-Seq">
+      <Guard id="g-producer" label="Producer-Id / Epoch / Seq" on={f.producerOn} onToggle={(v) => update({ producerOn: v })} hint="exactly-once retries; checked before Stream-Seq" rules={<DedupExplainer />}>
         <div class="row">
           <input class="mono" aria-label="Producer-Id" value={f.producerId} disabled={!f.producerOn} onInput={(e) => update({ producerId: e.currentTarget.value })} style={{ width: "150px" }} />
           <label class="toggle-row">

@@ -20,7 +20,8 @@ export function RequestForm({ model }: { model: ComposerModel }) {
       aria-label="Request"
       onSubmit={(e) => {
         e.preventDefault();
-        void model.send();
+        // On a narrow screen the answer is below the form: bring it into view.
+        void model.send().then(() => document.getElementById("response")?.scrollIntoView({ block: "nearest" }));
       }}
     >
       <div class="row" style={{ flexWrap: "nowrap" }}>

@@ -22,7 +22,8 @@ export function OffsetBar({ tail, retained, window, reader }: Props) {
   const pct = (n: number) => `${Math.min(100, Math.max(0, (n / tail) * 100))}%`;
   const step = niceStep(tail);
   const ticks: number[] = [];
-  for (let t = 0; t < tail * 0.93; t += step) ticks.push(t);
+  // Stop short of the tail so the last tick label never overlaps the tail label.
+  for (let t = 0; t < tail * 0.8; t += step) ticks.push(t);
   const label = `Bytes 0 to ${tail}${retained ? `, trimmed below ${retained}` : ""}${window ? `, viewer shows ${window.from} to ${window.to}` : ""}${reader !== undefined ? `, live tail at ${reader}` : ""}`;
   return (
     <div class="offset-bar" role="img" aria-label={label}>

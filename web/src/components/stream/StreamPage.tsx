@@ -98,11 +98,22 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
       </Panel>
       <section class="panel" aria-label="Messages">
         <header>
-          <div class="tabs" role="tablist" aria-label="Message views">
-            <button type="button" role="tab" id="tab-messages" aria-controls="panel-messages" aria-selected={tab === "messages"} onClick={() => setQuery({ tab: undefined })}>
+          <div
+            class="tabs"
+            role="tablist"
+            aria-label="Message views"
+            onKeyDown={(e) => {
+              // Arrow keys move between the two tabs (WAI-ARIA tabs pattern).
+              if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+              const next = tab === "tail" ? "messages" : "tail";
+              setQuery({ tab: next === "tail" ? "tail" : undefined });
+              document.getElementById(`tab-${next}`)?.focus();
+            }}
+          >
+            <button type="button" role="tab" id="tab-messages" aria-controls="panel-messages" aria-selected={tab === "messages"} tabIndex={tab === "messages" ? 0 : -1} onClick={() => setQuery({ tab: undefined })}>
               Messages
             </button>
-            <button type="button" role="tab" id="tab-tail" aria-controls="panel-tail" aria-selected={tab === "tail"} onClick={() => setQuery({ tab: "tail" })}>
+            <button type="button" role="tab" id="tab-tail" aria-controls="panel-tail" aria-selected={tab === "tail"} tabIndex={tab === "tail" ? 0 : -1} onClick={() => setQuery({ tab: "tail" })}>
               Live tail {tail.running && tail.status.value === "live" ? "●" : ""}
             </button>
           </div>
