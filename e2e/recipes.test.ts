@@ -1,0 +1,821 @@
+// The seed's recipes (e2e/recipes/*) run against the compiled binary, one describe per seed
+// section and tests named after the seed's rules. The recipes are the code a user would copy;
+// these tests prove that code correct under contention, show the seed's pitfalls as documented
+// behaviour, and pin the server behaviour each recipe depends on.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startUrsa, type UrsaProcess } from "./server-process.ts";
+import {
+  ConflictLimitError,
+  FencedError,
+  IncarnationClient,
+  listSource,
+  OutboxPublisher,
+  padSeq,
+  PrefixCountWriter,
+  UnexpectedResponse,
+  type CommitEvent,
+  type CommitReceipt,
+  type Fact,
+  type PublishedFact,
+} from "./recipes/index.ts";
+
+const BUCKET = "recipes";
+let ursa: UrsaProcess;
+let streams = 0;
+
+beforeAll(async () => {
+  ursa = await startUrsa();
+});
+
+afterAll(async () => {
+  await ursa?.stop();
+  ursa?.cleanup();
+});
+
+/** A URL for a stream no test has used. */
+function freshUrl(name: string): string {
+  return `${ursa.url}/${BUCKET}/${name}-${++streams}-${Date.now().toString(36)}`;
+}
+
+const JSON_TYPE = { "Content-Type": "application/json" };
+
+/** PUT an application/json stream; the seed's recipes create it without Stream-Seq. */
+async function createJson(url: string, headers: Record<string, string> = {}, body?: string): Promise<string> {
+  const res = await fetch(url, { method: "PUT", headers: { ...JSON_TYPE, ...headers }, body });
+  expect(res.status, await res.text()).toBe(201);
+  const token = res.headers.get("Stream-Incarnation");
+  expect(token).toMatch(/^\S+$/);
+  return token!;
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(url, { method: "POST", headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return res;
+}
+
+/**
+ * The whole log in one GET, independently of the recipes' own reader (so a bug there cannot
+ * hide from the checks). The logs here are far below the 8 MiB response cap.
+ */
+async function readAll(url: string): Promise<unknown[]> {
+  const res = await fetch(`${url}?offset=-1`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("Stream-Up-To-Date"), "readAll: one response should hold the whole log").toBe("true");
+  return (await res.json()) as unknown[];
+}
+
+/**
+ * What the server stores for a stream beyond its bytes, from ursa's console API: the last
+ * accepted Stream-Seq is not visible through the protocol except on a 409.
+ */
+async function inspect(url: string): Promise<{ last_stream_seq: string | null; incarnation: string; tail_offset: number; producers: unknown[] }> {
+  const path = new URL(url).pathname;
+  const res = await fetch(`${ursa.url}/__ursula/api/streams${path}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as never;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+
+describe("Prefix-count compare-and-set", () => {
+  type Data = { seen: number; n: number };
+
+  test(
+    "concurrent writers: each accepted commit's Stream-Seq is the number of events before it; nothing lost, duplicated or half-applied",
+    { timeout: 30_000 },
+    async () => {
+      const url = freshUrl("prefix-count");
+      // Seed step 1: "Create the stream with a PUT without Stream-Seq, so no value is stored
+      // and the first commit's 0 is accepted".
+      await createJson(url);
+      expect((await inspect(url)).last_stream_seq).toBeNull();
+      const WRITERS = 8;
+      const COMMITS = 25;
+      const receipts: CommitReceipt[] = [];
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: WRITERS }, async (_, w) => {
+          const writer = new PrefixCountWriter<Data>({ url, writerId: `w${w}`, maxAttempts: 10_000 });
+          for (let c = 0; c < COMMITS; c++) {
+            const size = 1 + ((w * 7 + c * 5) % 3); // 1–3 events
+            // Each event records the count it was validated against, so the log itself shows
+            // whether every commit was decided on the whole log before it.
+            const receipt = await writer.commit((log) => Array.from({ length: size }, (_, n) => ({ seen: log.count, n })));
+            receipts.push(receipt);
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+
+      const log = (await readAll(url)) as CommitEvent<Data>[];
+      // Group the log into runs of one commit each.
+      const runs = new Map<string, { position: number; size: number; attempt: number }>();
+      for (let i = 0; i < log.length; ) {
+        const first = log[i]!;
+        expect(runs.has(first.commit), `commit ${first.commit} appears twice (or split) in the log`).toBe(false);
+        let size = 0;
+        while (i + size < log.length && log[i + size]!.commit === first.commit) {
+          const e = log[i + size]!;
+          // "the elements are committed together": indexes 0..k-1, in order, from one attempt.
+          expect(e.index).toBe(size);
+          expect(e.attempt).toBe(first.attempt);
+          // Validated against the whole log before it: the count it saw is its position.
+          expect(e.data.seen, `commit ${first.commit} was decided on ${e.data.seen} events, but sits after ${i}`).toBe(i);
+          size++;
+        }
+        runs.set(first.commit, { position: i, size, attempt: first.attempt });
+        i += size;
+      }
+
+      expect(receipts).toHaveLength(WRITERS * COMMITS);
+      // No event from anything but an acknowledged commit, and all of each one's events.
+      expect(runs.size).toBe(receipts.length);
+      expect(log.length).toBe(receipts.reduce((s, r) => s + r.size, 0));
+      const commitStarts = new Set([...runs.values()].map((r) => r.position));
+      let attempts = 0;
+      let conflicts = 0;
+      for (const r of receipts) {
+        const run = runs.get(r.commitId);
+        expect(run, `acknowledged commit ${r.commitId} is missing`).toBeDefined();
+        // "a writer whose append is accepted has seen the whole log": the acknowledged request's
+        // Stream-Seq equals the number of events before the commit.
+        expect(Number(r.streamSeq)).toBe(run!.position);
+        expect(r.position).toBe(run!.position);
+        expect(run!.size).toBe(r.size);
+        // The attempt in the log is the acknowledged one; every 409 attempt is absent
+        // ("nothing from the request is committed").
+        expect(run!.attempt).toBe(r.attempt);
+        for (const a of r.attempts) {
+          attempts++;
+          if (a.outcome === "conflict") {
+            conflicts++;
+            expect(log.some((e) => e.commit === r.commitId && e.attempt === a.attempt)).toBe(false);
+            // "Stream-Last-Seq is the count before that writer's commit": a commit boundary,
+            // and never below what the loser sent.
+            expect(commitStarts.has(Number(a.lastSeq))).toBe(true);
+            expect(a.lastSeq! >= a.streamSeq).toBe(true);
+          }
+        }
+        expect(r.attempts.filter((a) => a.outcome === "accepted")).toHaveLength(1);
+        expect(r.attempts.some((a) => a.outcome === "lost")).toBe(false);
+      }
+      // "the stored value is always the event count before the latest commit".
+      const lastRun = [...runs.values()].at(-1)!;
+      expect((await inspect(url)).last_stream_seq).toBe(padSeq(lastRun.position));
+      // Eight writers racing must collide; with no 409 at all the race was never exercised.
+      expect(conflicts).toBeGreaterThan(0);
+
+      const commits = receipts.length;
+      console.log(
+        `[recipes] prefix-count contention: ${WRITERS} writers x ${COMMITS} commits, ${log.length} events in ${seconds.toFixed(2)} s: ` +
+          `${(commits / seconds).toFixed(1)} commits/s, 409 rate ${((100 * conflicts) / attempts).toFixed(1)}% (${conflicts}/${attempts} POSTs), ` +
+          `${((attempts - commits) / commits).toFixed(2)} retries per commit`,
+      );
+    },
+  );
+
+  test("consistency=leader is accepted and reads committed state: every acknowledged append is in the next read", { timeout: 10_000 }, async () => {
+    const url = freshUrl("leader");
+    await createJson(url);
+    let offset = "-1";
+    for (let i = 0; i < 20; i++) {
+      const ack = await post(url, [{ i }]);
+      expect(ack.status).toBe(204);
+      const res = await fetch(`${url}?offset=${offset}&consistency=leader`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual([{ i }]);
+      // Up to date means nothing committed past Stream-Next-Offset: the ack's own tail.
+      expect(res.headers.get("Stream-Up-To-Date")).toBe("true");
+      expect(res.headers.get("Stream-Next-Offset")).toBe(ack.headers.get("Stream-Next-Offset"));
+      offset = res.headers.get("Stream-Next-Offset")!;
+    }
+    // Accepted on every read: HEAD, and a long-poll (here at the tail, so it times out: 204).
+    const head = await fetch(`${url}?consistency=leader`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("Stream-Next-Offset")).toBe(offset);
+    const poll = await fetch(`${url}?offset=${offset}&live=long-poll&timeout_ms=1&consistency=leader`);
+    expect(poll.status).toBe(204);
+    // The parameter is parsed, not ignored: local is the other legal value, anything else is 400.
+    expect((await fetch(`${url}?offset=-1&consistency=local`)).status).toBe(200);
+    const bad = await fetch(`${url}?offset=-1&consistency=eventual`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("INVALID_QUERY");
+  });
+
+  test("On a Stream-Seq 409 the writer reads on, counts the k new events, validates again and retries with n + k", { timeout: 10_000 }, async () => {
+    const url = freshUrl("retry");
+    await createJson(url);
+    const fast = new PrefixCountWriter<string>({ url, writerId: "fast" });
+    // The slow writer's first POST is held back until the fast writer has committed 2 events,
+    // so the slow one sends a count that is already stale.
+    let raced = false;
+    const slowFetch: typeof fetch = async (input, init) => {
+      if (init?.method === "POST" && !raced) {
+        raced = true;
+        await fast.commit(() => ["a", "b"]);
+      }
+      return fetch(input, init);
+    };
+    const slow = new PrefixCountWriter<string>({ url, writerId: "slow", fetch: slowFetch });
+    const seenCounts: number[] = [];
+    const receipt = await slow.commit((log) => {
+      seenCounts.push(log.count);
+      return ["c"];
+    });
+    expect(seenCounts).toEqual([0, 2]);
+    expect(receipt.attempts.map((a) => [a.outcome, a.streamSeq, a.lastSeq])).toEqual([
+      // "Stream-Last-Seq is the count before that writer's commit": fast's commit sent 0.
+      ["conflict", padSeq(0), padSeq(0)],
+      ["accepted", padSeq(2), undefined],
+    ]);
+    const log = (await readAll(url)) as CommitEvent<string>[];
+    expect(log.map((e) => `${e.writer}:${e.data}`)).toEqual(["fast:a", "fast:b", "slow:c"]);
+  });
+
+  test("any other non-2xx is an error: a 409 without Stream-Last-Seq is thrown, not retried", async () => {
+    const url = freshUrl("other-409");
+    await createJson(url);
+    const writer = new PrefixCountWriter<string>({ url, writerId: "w" });
+    await writer.commit(() => ["x"]);
+    // Close the stream: the next append answers 409 STREAM_CLOSED, which carries no
+    // Stream-Last-Seq ("A 409 with Stream-Last-Seq comes only from the Stream-Seq check").
+    const close = await fetch(url, { method: "POST", headers: { "Stream-Closed": "true" } });
+    expect(close.status).toBe(204);
+    const error = await writer.commit(() => ["y"]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponse);
+    expect((error as UnexpectedResponse).status).toBe(409);
+    expect((error as UnexpectedResponse).headers.get("Stream-Closed")).toBe("true");
+    expect((error as UnexpectedResponse).headers.get("Stream-Last-Seq")).toBeNull();
+    expect(await readAll(url)).toHaveLength(1);
+  });
+
+  describe("If the response to an append is lost: put an operation ID in each commit and look for it before retrying", () => {
+    /** A fetch whose POSTs behave as `plan` says, once each, in order; then normal. */
+    function lossyFetch(plan: ("deliver-then-lose" | "lose-before-sending" | "hold")[]) {
+      const held: (() => Promise<Response>)[] = [];
+      const f: typeof fetch = async (input, init) => {
+        if (init?.method !== "POST" || plan.length === 0) return fetch(input, init);
+        const step = plan.shift()!;
+        if (step === "deliver-then-lose") {
+          const res = await fetch(input, init);
+          await res.arrayBuffer();
+          throw new TypeError("fetch failed: connection reset (simulated, after the server answered)");
+        }
+        // The request is not sent now; "hold" keeps it to send later, like a request stuck in
+        // a queue that arrives after the writer has moved on.
+        if (step === "hold") held.push(() => fetch(input, { ...init, signal: undefined }));
+        throw new TypeError("fetch failed: connect timeout (simulated, nothing sent)");
+      };
+      return { fetch: f, held };
+    }
+
+    test("the commit landed: the writer finds its operation ID in the log and does not append it again", async () => {
+      const url = freshUrl("lost-after");
+      await createJson(url);
+      const writer = new PrefixCountWriter<string>({ url, writerId: "w", fetch: lossyFetch(["deliver-then-lose"]).fetch });
+      const receipt = await writer.commit(() => ["once", "only"]);
+      expect(receipt.confirmedBy).toBe("read");
+      expect(receipt.attempts.map((a) => a.outcome)).toEqual(["lost"]);
+      expect(receipt.position).toBe(0);
+      expect(receipt.size).toBe(2);
+      const log = (await readAll(url)) as CommitEvent<string>[];
+      expect(log.map((e) => e.data)).toEqual(["once", "only"]);
+    });
+
+    test("the commit never arrived: the writer finds nothing and retries, and the commit is in the log once", async () => {
+      const url = freshUrl("lost-before");
+      await createJson(url);
+      const writer = new PrefixCountWriter<string>({ url, writerId: "w", fetch: lossyFetch(["lose-before-sending"]).fetch });
+      const receipt = await writer.commit(() => ["x"]);
+      expect(receipt.confirmedBy).toBe("response");
+      expect(receipt.attempts.map((a) => a.outcome)).toEqual(["lost", "accepted"]);
+      const log = (await readAll(url)) as CommitEvent<string>[];
+      expect(log.map((e) => [e.commit, e.attempt])).toEqual([[receipt.commitId, 2]]);
+    });
+
+    test("a lost attempt that arrives after the retry was accepted can no longer land: its count is no longer greater", async () => {
+      const url = freshUrl("lost-late");
+      await createJson(url);
+      const lossy = lossyFetch(["hold"]);
+      const writer = new PrefixCountWriter<string>({ url, writerId: "w", fetch: lossy.fetch });
+      const receipt = await writer.commit(() => ["x"]);
+      expect(receipt.attempts.map((a) => a.outcome)).toEqual(["lost", "accepted"]);
+      expect(lossy.held).toHaveLength(1);
+      const late = await lossy.held[0]!();
+      await late.arrayBuffer();
+      expect(late.status).toBe(409);
+      expect(late.headers.get("Stream-Last-Seq")).toBe(padSeq(0));
+      expect(await readAll(url)).toHaveLength(1);
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("Prefix-count pitfalls, as documented behaviour", () => {
+  test("A value above the true count, from a seeding PUT, is stored like any other: every honest commit answers 409", async () => {
+    const url = freshUrl("seeded");
+    // The pitfall: seeding the stream with Stream-Seq 5 while it holds no events.
+    await createJson(url, { "Stream-Seq": padSeq(5) });
+    const writer = new PrefixCountWriter<string>({ url, writerId: "honest", maxAttempts: 4 });
+    const error = await writer.commit(() => ["e"]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictLimitError);
+    expect((error as ConflictLimitError).outcomeUnknown).toBe(false);
+    // Each retry reads on, finds k = 0 new events, sends 0 again and loses again.
+    expect((error as ConflictLimitError).attempts.map((a) => [a.outcome, a.streamSeq, a.lastSeq])).toEqual(
+      Array.from({ length: 4 }, () => ["conflict", padSeq(0), padSeq(5)]),
+    );
+    expect(await readAll(url)).toEqual([]);
+
+    // Control: the same stream created without Stream-Seq accepts the first commit's 0.
+    const good = freshUrl("unseeded");
+    await createJson(good);
+    const receipt = await new PrefixCountWriter<string>({ url: good, writerId: "honest" }).commit(() => ["e"]);
+    expect(receipt.attempts.map((a) => [a.outcome, a.streamSeq])).toEqual([["accepted", padSeq(0)]]);
+  });
+
+  test("Do not send the count after your own commit: two writers that both read 3 events both win", async () => {
+    const url = freshUrl("count-after");
+    await createJson(url);
+    const setup = new PrefixCountWriter<string>({ url, writerId: "setup" });
+    for (const e of ["e1", "e2", "e3"]) await setup.commit(() => [e]);
+    // A and B both read the log: 3 events.
+    expect(await readAll(url)).toHaveLength(3);
+    // Wrong: each sends the position its own last event will take.
+    const a = await post(url, [{ writer: "A", saw: 3 }], { "Stream-Seq": padSeq(3 + 1) });
+    const b = await post(url, [{ writer: "B", saw: 3 }, { writer: "B", saw: 3 }], { "Stream-Seq": padSeq(3 + 2) });
+    expect(a.status).toBe(204);
+    // B is accepted too, though its events were validated against a log without A's event.
+    expect(b.status).toBe(204);
+    const log = await readAll(url);
+    expect(log).toHaveLength(6);
+    expect(log[3]).toEqual({ writer: "A", saw: 3 });
+    expect(log[4]).toEqual({ writer: "B", saw: 3 }); // sits after 4 events, decided on 3
+
+    // Control, the recipe's rule: both send n = 3; the second gets 409 and must read on.
+    const right = freshUrl("count-before");
+    await createJson(right);
+    const setup2 = new PrefixCountWriter<string>({ url: right, writerId: "setup" });
+    for (const e of ["e1", "e2", "e3"]) await setup2.commit(() => [e]);
+    const a2 = await post(right, [{ writer: "A" }], { "Stream-Seq": padSeq(3) });
+    const b2 = await post(right, [{ writer: "B" }, { writer: "B" }], { "Stream-Seq": padSeq(3) });
+    expect(a2.status).toBe(204);
+    expect(b2.status).toBe(409);
+    expect(b2.headers.get("Stream-Last-Seq")).toBe(padSeq(3));
+  });
+
+  test("The read must end at the tail: a read cut short by max_bytes can stop inside a commit, and its count can beat the stored value", async () => {
+    const url = freshUrl("max-bytes");
+    await createJson(url);
+    const first = await new PrefixCountWriter<string>({ url, writerId: "first" }).commit(() => ["c1", "c2", "c3"]);
+    expect(first.streamSeq).toBe(padSeq(0)); // stored value: 0
+    // A careless reader stops after one response capped at 1 byte: one whole message (the
+    // first event of the 3-event commit) and no Stream-Up-To-Date.
+    const short = await fetch(`${url}?offset=-1&max_bytes=1&consistency=leader`);
+    const part = (await short.json()) as unknown[];
+    expect(part).toHaveLength(1);
+    expect(short.headers.get("Stream-Up-To-Date")).toBeNull();
+    // Its count, 1, beats the stored 0: accepted, although it never saw c2 and c3.
+    const careless = await post(url, [{ writer: "careless", saw: part.length }], { "Stream-Seq": padSeq(part.length) });
+    expect(careless.status).toBe(204);
+    const log = await readAll(url);
+    expect(log).toHaveLength(4);
+    expect(log[3]).toEqual({ writer: "careless", saw: 1 }); // decided on 1 event, sits after 3
+
+    // The recipe reads on until Stream-Up-To-Date: true, so it counts all 4.
+    const careful = new PrefixCountWriter<string>({ url, writerId: "careful" });
+    const receipt = await careful.commit((l) => [`saw ${l.count}`]);
+    expect(receipt.streamSeq).toBe(padSeq(4));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("Publishing committed facts (outbox)", () => {
+  const PRODUCER = "orders-outbox";
+  const facts: Fact<string>[] = Array.from({ length: 20 }, (_, i) => ({ number: i + 1, payload: `order-${i + 1}` }));
+
+  test(
+    "takeover: republished facts answer 409 'already published', the new owner skips on, fences the old one (403), and every fact is on the stream once, in order",
+    { timeout: 15_000 },
+    async () => {
+      const url = freshUrl("outbox");
+      await createJson(url);
+      const source = listSource(facts);
+
+      // Owner A, epoch 1. Its last request reaches the server, but A dies before the answer
+      // comes back: while `crashed` is set its fetch loses the response.
+      let crashed = false;
+      const aFetch: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        if (!crashed) return res;
+        await res.arrayBuffer();
+        throw new TypeError("owner A died with this request in flight");
+      };
+      const a = new OutboxPublisher<string>({ url, producerId: PRODUCER, epoch: 1, source, fetch: aFetch, maxNetworkRetries: 0 });
+      for (let n = 1; n <= 8; n++) expect(await a.publishNext()).toMatchObject({ kind: "published", fact: { number: n }, status: 200 });
+      crashed = true;
+      await expect(a.publishNext()).rejects.toThrow(/died/); // fact 9: committed, unacknowledged
+      crashed = false;
+      expect(a.lastPublished).toBe(8);
+
+      // Owner B takes over with a higher epoch and Producer-Seq 0, from an older checkpoint (5).
+      const b = new OutboxPublisher<string>({ url, producerId: PRODUCER, epoch: 2, source, startAfter: 5 });
+      // Fact 6 was published by A: "409 with Stream-Last-Seq, which here means 'already
+      // published'". Stream-Last-Seq is 9, A's unacknowledged last fact.
+      expect(await b.publishNext()).toMatchObject({ kind: "already-published", fact: { number: 6 }, lastSeq: 9 });
+      expect(b.lastPublished).toBe(9);
+      expect(b.nextProducerSeq).toBe(0); // the 409 used up no Producer-Seq
+
+      // "Before that, an old owner can still publish": B has no accepted append yet, so A (only
+      // paused, not dead) still gets through. Its retry of fact 9 is a duplicate (204, nothing
+      // written twice), then it publishes fact 10.
+      expect(await a.publishNext()).toMatchObject({ kind: "published", fact: { number: 9 }, status: 204 });
+      expect(await a.publishNext()).toMatchObject({ kind: "published", fact: { number: 10 }, status: 200 });
+
+      // B goes on to the first fact after Stream-Last-Seq (10): A got there first, so 409 again.
+      expect(await b.publishNext()).toMatchObject({ kind: "already-published", fact: { number: 10 }, lastSeq: 10 });
+      // Fact 11 is B's first accepted append, with Producer-Seq still 0.
+      expect(await b.publishNext()).toMatchObject({ kind: "published", fact: { number: 11 }, producerSeq: 0, status: 200 });
+
+      // "Once the new owner's first append is accepted, appends with the old epoch answer 403."
+      const fenced = await a.publishNext().catch((e: unknown) => e);
+      expect(fenced).toBeInstanceOf(FencedError);
+      expect((fenced as FencedError).currentEpoch).toBe("2");
+      // Whatever fact it tries: a raw append with epoch 1 and an unused fact number is 403 too.
+      const raw = await post(url, { number: 99, payload: "zombie" }, { "Producer-Id": PRODUCER, "Producer-Epoch": "1", "Producer-Seq": "10", "Stream-Seq": padSeq(99) });
+      expect(raw.status).toBe(403);
+
+      const rest = await b.publishAll();
+      expect(rest.map((o) => (o.kind === "published" ? [o.fact.number, o.producerSeq] : o.kind))).toEqual(
+        Array.from({ length: 9 }, (_, i) => [12 + i, 1 + i]),
+      );
+
+      const stream = (await readAll(url)) as PublishedFact<string>[];
+      expect(stream).toEqual(facts.map((f) => ({ number: f.number, payload: f.payload })));
+    },
+  );
+
+  test("An append rejected with 409 uses up no Producer-Seq; a retry of an accepted append is a duplicate, not 409", async () => {
+    const url = freshUrl("producer-seq");
+    await createJson(url);
+    const guards = (seq: number, fact: number) => ({ "Producer-Id": "p", "Producer-Epoch": "0", "Producer-Seq": String(seq), "Stream-Seq": padSeq(fact) });
+    expect((await post(url, { n: 1 }, guards(0, 1))).status).toBe(200);
+    const conflict = await post(url, { n: 1 }, guards(1, 1)); // fact 1 again, with Producer-Seq 1
+    expect(conflict.status).toBe(409);
+    expect(conflict.headers.get("Stream-Last-Seq")).toBe(padSeq(1));
+    // "A Stream-Seq 409 carries neither Stream-Closed nor Producer-Expected-Seq."
+    expect(conflict.headers.get("Stream-Closed")).toBeNull();
+    expect(conflict.headers.get("Producer-Expected-Seq")).toBeNull();
+    // Producer-Seq 1 is still free: accepted (200), not answered as a duplicate (204).
+    const next = await post(url, { n: 2 }, guards(1, 2));
+    expect(next.status).toBe(200);
+    expect(next.headers.get("Producer-Seq")).toBe("1");
+    // "Producer deduplication runs first": the retry's Stream-Seq 2 is no longer greater, yet
+    // the answer is a duplicate with the original Stream-Next-Offset, not a 409.
+    const retry = await post(url, { n: 2 }, guards(1, 2));
+    expect(retry.status).toBe(204);
+    expect(retry.headers.get("Stream-Next-Offset")).toBe(next.headers.get("Stream-Next-Offset"));
+    expect(await readAll(url)).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  test("Only a 409 with Stream-Last-Seq means 'already published': any other 409 is an error, and the publisher does not skip", async () => {
+    const url = freshUrl("outbox-closed");
+    await createJson(url);
+    const pub = new OutboxPublisher<string>({ url, producerId: PRODUCER, epoch: 1, source: listSource(facts) });
+    expect(await pub.publishNext()).toMatchObject({ kind: "published", fact: { number: 1 } });
+    expect((await fetch(url, { method: "POST", headers: { "Stream-Closed": "true" } })).status).toBe(204);
+    const error = await pub.publishNext().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponse);
+    expect((error as UnexpectedResponse).status).toBe(409);
+    expect((error as UnexpectedResponse).headers.get("Stream-Last-Seq")).toBeNull();
+    expect(pub.lastPublished).toBe(1); // fact 2 was not skipped
+    expect(pub.nextProducerSeq).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("Guarding against a recreated stream (Stream-Incarnation)", () => {
+  // Equal-length events, so old and new offsets fall on message boundaries of either stream.
+  const ev = (tag: string) => ({ v: tag });
+  const body = (...tags: string[]) => JSON.stringify(tags.map(ev));
+
+  /** Everything a request could change, read without the header. */
+  async function snapshot(url: string) {
+    const head = await fetch(url, { method: "HEAD" });
+    const info = await inspect(url);
+    return {
+      status: head.status,
+      token: head.headers.get("Stream-Incarnation"),
+      tail: head.headers.get("Stream-Next-Offset"),
+      closed: head.headers.get("Stream-Closed"),
+      events: await readAll(url),
+      lastSeq: info.last_stream_seq,
+      producers: info.producers,
+    };
+  }
+
+  /** Deletes `url` and creates it again holding `tags`; returns the new token. */
+  async function recreate(url: string, ...tags: string[]): Promise<string> {
+    expect((await fetch(url, { method: "DELETE" })).status).toBe(204);
+    return createJson(url, {}, body(...tags));
+  }
+
+  test("on 412 the client discards derived state, keeps the new token and restarts from the stream's start", async () => {
+    const url = freshUrl("client");
+    const oldToken = await createJson(url, {}, body("a1", "a2", "a3"));
+    const client = new IncarnationClient<string[]>({ url, initial: () => [], apply: (s, e) => [...s, (e as { v: string }).v] });
+    await client.sync();
+    expect(client.state).toEqual(["a1", "a2", "a3"]);
+    expect(client.token).toBe(oldToken);
+
+    // The new stream holds 4 events, so the client's old offset (after a3) is a valid position
+    // there: only the token tells it that reading on from there would be wrong.
+    const newToken = await recreate(url, "b1", "b2", "b3", "b4");
+    expect(newToken).not.toBe(oldToken);
+    await client.sync();
+    expect(client.restarts).toBe(1);
+    expect(client.token).toBe(newToken);
+    expect(client.state).toEqual(["b1", "b2", "b3", "b4"]); // nothing of a1..a3 survives
+
+    // A write derived from old state is refused, applies nothing, and the client starts over.
+    await recreate(url, "c1");
+    expect(await client.append([ev("from-b")])).toMatchObject({ kind: "replaced" });
+    expect(client.state).toEqual(["c1"]);
+    expect(await readAll(url)).toEqual([ev("c1")]);
+    expect(await client.append([ev("c2")])).toMatchObject({ kind: "appended" });
+    expect(await client.waitForChanges(5_000)).toBe("data"); // its own append, read back
+    expect(client.state).toEqual(["c1", "c2"]);
+    expect(client.restarts).toBe(2);
+
+    // Long-poll with the old token: 412 at once (not after 5 s), and the client starts over.
+    await recreate(url, "d1", "d2");
+    const started = performance.now();
+    expect(await client.waitForChanges(5_000)).toBe("restarted");
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(client.state).toEqual(["d1", "d2"]);
+    expect(client.restarts).toBe(3);
+  });
+
+  test("Every successful response that addresses a stream, except a DELETE, carries Stream-Incarnation", async () => {
+    const url = freshUrl("carries");
+    const token = await createJson(url); // PUT 201
+    const responses: [string, Response][] = [
+      ["PUT 200", await fetch(url, { method: "PUT", headers: JSON_TYPE })],
+      ["POST 204", await post(url, [ev("a1")])],
+      ["POST 200 (producer)", await post(url, [ev("a2")], { "Producer-Id": "p", "Producer-Epoch": "0", "Producer-Seq": "0" })],
+      ["GET catch-up", await fetch(`${url}?offset=-1`)],
+      ["GET long-poll 204", await fetch(`${url}?offset=now&live=long-poll&timeout_ms=1`)],
+      ["HEAD", await fetch(url, { method: "HEAD" })],
+    ];
+    const sseAbort = new AbortController();
+    responses.push(["GET SSE", await fetch(`${url}?offset=now&live=sse`, { signal: sseAbort.signal })]);
+    for (const [name, res] of responses) {
+      expect(res.status, name).toBeLessThan(300);
+      expect(res.headers.get("Stream-Incarnation"), name).toBe(token);
+    }
+    sseAbort.abort();
+    const del = await fetch(url, { method: "DELETE" });
+    expect(del.status).toBe(204);
+    expect(del.headers.get("Stream-Incarnation")).toBeNull();
+  });
+
+  test("the check is atomic with the write: appends racing a DELETE and PUT never land in the new stream", { timeout: 10_000 }, async () => {
+    const url = freshUrl("atomic");
+    const token = await createJson(url, {}, body("a1"));
+    const h = { ...JSON_TYPE, "Stream-Incarnation": token };
+    // Four appenders with the old token keep going, back to back, from before the DELETE until
+    // each of them has been refused with 412 by the new stream.
+    const statuses: number[] = [];
+    const deadline = Date.now() + 5_000;
+    const appenders = Array.from({ length: 4 }, async () => {
+      for (;;) {
+        const res = await fetch(url, { method: "POST", headers: h, body: body("xx") });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        if (res.status === 412 || Date.now() > deadline) return;
+      }
+    });
+    while (!statuses.includes(204)) await sleep(1);
+    expect((await fetch(url, { method: "DELETE" })).status).toBe(204);
+    const newToken = await createJson(url, {}, body("b1"));
+    await Promise.all(appenders);
+    // Each append landed in the old stream (204), found no stream (404) or found the new one and
+    // was refused (412); the new stream holds none of them.
+    expect(new Set(statuses)).toContain(204);
+    expect(statuses.filter((x) => x === 412)).toHaveLength(4);
+    for (const status of statuses) expect([204, 404, 412]).toContain(status);
+    expect(await readAll(url)).toEqual([ev("b1")]);
+    const later = await post(url, [ev("xx")], { "Stream-Incarnation": token });
+    expect(later.status).toBe(412);
+    expect(later.headers.get("Stream-Incarnation")).toBe(newToken);
+  });
+
+  test("every kind of request with the old token answers 412 carrying the new token, and applies nothing", { timeout: 10_000 }, async () => {
+    const url = freshUrl("every-request");
+    const oldToken = await createJson(url, {}, body("a1", "a2"));
+    const oldTail = (await fetch(url, { method: "HEAD" })).headers.get("Stream-Next-Offset")!;
+    const newToken = await recreate(url, "b1", "b2", "b3", "b4");
+    const before = await snapshot(url);
+    expect(before.token).toBe(newToken);
+    const old = { "Stream-Incarnation": oldToken };
+
+    const requests: [string, () => Promise<Response>][] = [
+      [
+        "POST append (with Stream-Seq and producer headers)",
+        () =>
+          fetch(url, {
+            method: "POST",
+            headers: { ...JSON_TYPE, ...old, "Stream-Seq": padSeq(99), "Producer-Id": "p", "Producer-Epoch": "3", "Producer-Seq": "0" },
+            body: body("x"),
+          }),
+      ],
+      ["POST close", () => fetch(url, { method: "POST", headers: { ...old, "Stream-Closed": "true" } })],
+      ["GET catch-up", () => fetch(`${url}?offset=${oldTail}`, { headers: old })],
+      ["GET long-poll", () => fetch(`${url}?offset=${before.tail}&live=long-poll&timeout_ms=5000`, { headers: old })],
+      ["GET SSE", () => fetch(`${url}?offset=${oldTail}&live=sse`, { headers: old })],
+      ["HEAD", () => fetch(url, { method: "HEAD", headers: old })],
+      ["DELETE", () => fetch(url, { method: "DELETE", headers: old })],
+      ["PUT of the existing stream", () => fetch(url, { method: "PUT", headers: { ...JSON_TYPE, ...old } })],
+    ];
+    for (const [name, send] of requests) {
+      const started = performance.now();
+      const res = await send();
+      await res.arrayBuffer();
+      expect(res.status, name).toBe(412);
+      // "The 412 carries the current token."
+      expect(res.headers.get("Stream-Incarnation"), name).toBe(newToken);
+      // A parked long-poll would take 5 s: the check runs at request start.
+      expect(performance.now() - started, name).toBeLessThan(2_000);
+      expect(await snapshot(url), `${name} changed the stream`).toEqual(before);
+    }
+
+    // Control: with the current token the same requests are served.
+    const cur = { "Stream-Incarnation": newToken };
+    expect((await fetch(url, { method: "HEAD", headers: cur })).status).toBe(200);
+    const read = await fetch(`${url}?offset=${oldTail}`, { headers: cur });
+    expect(await read.json()).toEqual([ev("b3"), ev("b4")]);
+    expect((await post(url, [ev("b5")], cur)).status).toBe(204);
+  });
+
+  test("a request that would answer 404 without the header still does; a PUT with the header for a missing stream answers 412 and creates nothing", async () => {
+    const url = freshUrl("missing");
+    const token = await createJson(url, {}, body("a1"));
+    expect((await fetch(url, { method: "DELETE" })).status).toBe(204);
+    const h = { "Stream-Incarnation": token };
+    const cases: [string, string, RequestInit][] = [
+      ["GET", `${url}?offset=-1`, { headers: h }],
+      ["GET long-poll", `${url}?offset=-1&live=long-poll&timeout_ms=5000`, { headers: h }],
+      ["GET SSE", `${url}?offset=-1&live=sse`, { headers: h }],
+      ["HEAD", url, { method: "HEAD", headers: h }],
+      ["POST", url, { method: "POST", headers: { ...JSON_TYPE, ...h }, body: body("x") }],
+      ["DELETE", url, { method: "DELETE", headers: h }],
+    ];
+    for (const [name, target, init] of cases) {
+      const res = await fetch(target, init);
+      await res.arrayBuffer();
+      expect(res.status, name).toBe(404);
+    }
+    const put = await fetch(url, { method: "PUT", headers: { ...JSON_TYPE, ...h }, body: body("x") });
+    await put.arrayBuffer();
+    expect(put.status).toBe(412);
+    expect((await fetch(url, { method: "HEAD" })).status).toBe(404); // created nothing
+    // Without the header the PUT creates it, as a new incarnation.
+    expect(await createJson(url)).not.toBe(token);
+  });
+
+  test("for a read, 416 (an offset beyond the new tail) comes before 412", async () => {
+    const url = freshUrl("range-first");
+    const token = await createJson(url, {}, body("a1", "a2", "a3"));
+    const oldTail = (await fetch(url, { method: "HEAD" })).headers.get("Stream-Next-Offset")!;
+    await recreate(url, "b1");
+    const res = await fetch(`${url}?offset=${oldTail}`, { headers: { "Stream-Incarnation": token } });
+    await res.arrayBuffer();
+    expect(res.status).toBe(416);
+  });
+
+  test("TTL expiry then PUT starts a new incarnation: a new token, and the old one answers 412", { timeout: 10_000 }, async () => {
+    const url = freshUrl("ttl");
+    const oldToken = await createJson(url, { "Stream-TTL": "1" }, body("a1"));
+    await sleep(1_300); // nothing touches the stream meanwhile, so its 1 s window passes
+    expect((await fetch(url, { method: "HEAD" })).status).toBe(404);
+    const newToken = await createJson(url, {}, body("b1"));
+    expect(newToken).not.toBe(oldToken);
+    const res = await fetch(`${url}?offset=-1`, { headers: { "Stream-Incarnation": oldToken } });
+    await res.arrayBuffer();
+    expect(res.status).toBe(412);
+    expect(res.headers.get("Stream-Incarnation")).toBe(newToken);
+  });
+
+  describe("live reads", () => {
+    async function liveReaders(): Promise<number> {
+      return ((await (await fetch(`${ursa.url}/__ursula/api/info`)).json()) as { live_readers: number }).live_readers;
+    }
+
+    /** Waits until the server reports more parked live readers (long-poll or SSE) than `before`. */
+    async function parked(before: number): Promise<void> {
+      const deadline = Date.now() + 3_000;
+      for (;;) {
+        const now = await liveReaders();
+        if (now > before) return;
+        if (Date.now() > deadline) throw new Error(`no newly parked reader after 3 s (live_readers=${now}, before=${before})`);
+        await sleep(10);
+      }
+    }
+
+    /** Parks a long-poll with the token at the tail of a fresh stream holding a1. */
+    async function parkedLongPoll(name: string) {
+      const url = freshUrl(name);
+      const token = await createJson(url, {}, body("a1"));
+      const tail = (await fetch(url, { method: "HEAD" })).headers.get("Stream-Next-Offset")!;
+      const before = await liveReaders();
+      // timeout_ms=5000 overrides the binary's 500 ms default, so a prompt answer means the
+      // change woke the reader, not the timeout.
+      const poll = fetch(`${url}?offset=${tail}&live=long-poll&timeout_ms=5000`, { headers: { "Stream-Incarnation": token } });
+      await parked(before);
+      return { url, poll };
+    }
+
+    test("a long-poll parked with the token answers 404 promptly when the stream is deleted", { timeout: 10_000 }, async () => {
+      const { url, poll } = await parkedLongPoll("live-lp-deleted");
+      const changed = performance.now();
+      expect((await fetch(url, { method: "DELETE" })).status).toBe(204);
+      const res = await poll;
+      await res.arrayBuffer();
+      expect(performance.now() - changed).toBeLessThan(2_000);
+      expect(res.status).toBe(404);
+    });
+
+    test("a long-poll parked with the token answers promptly with 412 or 404 when the stream is deleted and recreated, never with the new stream's data", { timeout: 15_000 }, async () => {
+      // DELETE and PUT are sent together, as a second client recreating the stream would. When
+      // both commit before the reader wakes it sees the new incarnation (412, with its token);
+      // when it wakes in between it sees no stream (404). Several rounds, to meet both.
+      for (let round = 0; round < 8; round++) {
+        const { url, poll } = await parkedLongPoll("live-lp-recreated");
+        const changed = performance.now();
+        const [del, put] = await Promise.all([
+          fetch(url, { method: "DELETE" }),
+          fetch(url, { method: "PUT", headers: JSON_TYPE, body: body("b1") }),
+        ]);
+        expect(del.status).toBe(204);
+        if (put.status === 201) expect((await post(url, [ev("b2")])).status).toBe(204);
+        const res = await poll;
+        const text = await res.text();
+        expect(performance.now() - changed, `round ${round}`).toBeLessThan(2_000);
+        expect(text, `round ${round}`).not.toMatch(/b1|b2/);
+        expect([404, 412], `round ${round}`).toContain(res.status);
+        if (res.status === 412) {
+          // Only possible once the PUT created the new incarnation; the 412 names it.
+          expect(put.status).toBe(201);
+          expect(res.headers.get("Stream-Incarnation")).toBe(put.headers.get("Stream-Incarnation"));
+        }
+      }
+    });
+
+    test("an SSE subscription with the token gets event: error and ends when the stream is deleted and recreated, never delivering the new stream's data", { timeout: 10_000 }, async () => {
+      const url = freshUrl("live-sse");
+      const token = await createJson(url, {}, body("a1"));
+      const abort = new AbortController();
+      const before = await liveReaders();
+      const res = await fetch(`${url}?offset=-1&live=sse`, { headers: { "Stream-Incarnation": token }, signal: abort.signal });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("Stream-Incarnation")).toBe(token);
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      const ended = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          text += decoder.decode(value, { stream: true });
+        }
+      })();
+      ended.catch(() => {});
+      try {
+        // Caught up: the old stream's event, then a control with upToDate.
+        const deadline = Date.now() + 3_000;
+        while (!/"upToDate":true/.test(text)) {
+          if (Date.now() > deadline) throw new Error(`no up-to-date control after 3 s: ${text}`);
+          await sleep(10);
+        }
+        expect(text).toContain("a1");
+        await parked(before);
+        const changed = performance.now();
+        expect((await fetch(url, { method: "DELETE" })).status).toBe(204);
+        await createJson(url, {}, body("b1"));
+        expect((await post(url, [ev("b2")])).status).toBe(204);
+        await Promise.race([ended, sleep(2_000).then(() => Promise.reject(new Error(`SSE still open 2 s after the delete: ${text}`)))]);
+        expect(performance.now() - changed).toBeLessThan(2_000);
+        expect(text).toMatch(/event: error\n/);
+        expect(text).not.toContain("b1");
+        expect(text).not.toContain("b2");
+      } finally {
+        abort.abort();
+      }
+    });
+  });
+});
