@@ -26,6 +26,8 @@ test("live tail receives an append made by curl and reports gone after a delete"
   await page.getByLabel("Rows kept in memory").selectOption("100");
   await expect(page.getByTestId("tail-counts")).toHaveText("152 received · 100 kept · 52 dropped");
   await expect(live.locator("li")).toHaveCount(100);
+  // What the tail saw, the stream's state shows too: data on the tail triggers a re-read.
+  await expect(page.locator('[data-field="message_count"]')).toHaveText("152");
   await shot(page, screenshotPath("console-live-tail"));
 
   // Delete the stream: the server ends the SSE response with an error event; the reconnect

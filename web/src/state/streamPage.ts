@@ -35,6 +35,20 @@ export class StreamPageModel {
     }
   }
 
+  private nudgeTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Something showed that the stream changed (the live tail received data): re-read soon,
+   * at most once per 250 ms, instead of waiting for the next poll.
+   */
+  nudge(): void {
+    if (this.nudgeTimer) return;
+    this.nudgeTimer = setTimeout(() => {
+      this.nudgeTimer = undefined;
+      void this.refresh();
+    }, 250);
+  }
+
   start(): void {
     void this.refresh();
     this.timer = setInterval(() => {
@@ -47,6 +61,7 @@ export class StreamPageModel {
 
   stop(): void {
     clearInterval(this.timer);
+    clearTimeout(this.nudgeTimer);
     this.unsubscribe?.();
     this.detail.dispose();
   }

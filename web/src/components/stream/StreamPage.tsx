@@ -74,6 +74,8 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
   const viewer = useMemo(() => new ViewerModel(viewerTransport, d.path, kind), [d.path, kind, d.incarnation]);
   const tail = useMemo(() => new TailModel(kind, browserTailDeps(d.path, readSse)), [d.path, kind]);
   useEffect(() => () => tail.stop(), [tail]);
+  // Data arriving on the tail means the stream changed: re-read its state now.
+  useEffect(() => tail.received.subscribe((n) => n > 0 && model.nudge()), [tail, model]);
   // A write from this console to this stream: if the viewer shows the tail, show the new data.
   useEffect(() => onStreamChanged((path) => path === d.path && viewer.page.value?.upToDate && void viewer.reload()), [viewer, d.path]);
   const tab = query.get("tab") === "tail" ? "tail" : "messages";
