@@ -11,7 +11,7 @@ function fromParam(from: string): string {
   return from === "oldest" ? "-1" : from;
 }
 
-export function MessageViewer({ viewer, from, as }: { viewer: ViewerModel; from: string; as: string | null }) {
+export function MessageViewer({ viewer, from, as, linkFor }: { viewer: ViewerModel; from: string; as: string | null; linkFor: (token: string) => string }) {
   const [offsetInput, setOffsetInput] = useState(from !== "oldest" && from !== "now" ? from : "");
   const format = (as as RenderFormat | null) ?? defaultFormat(viewer.kind);
   useEffect(() => void viewer.open(fromParam(from)), [viewer, from]);
@@ -73,7 +73,7 @@ export function MessageViewer({ viewer, from, as }: { viewer: ViewerModel; from:
       {page && page.rows.length > 0 && (
         <ol class="msg-list" aria-label="Messages">
           {page.rows.map((r) => (
-            <MessageRow key={r.key} row={r} format={format} />
+            <MessageRow key={r.key} row={r} format={format} linkFor={viewer.kind === "json" ? linkFor : undefined} />
           ))}
         </ol>
       )}

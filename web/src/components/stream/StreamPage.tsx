@@ -121,7 +121,12 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
           </div>
         </header>
         <div class="body" id="panel-messages" role="tabpanel" aria-labelledby="tab-messages" hidden={tab !== "messages"}>
-          <MessageViewer viewer={viewer} from={query.get("from") ?? "oldest"} as={query.get("as")} />
+          <MessageViewer
+            viewer={viewer}
+            from={query.get("from") ?? "oldest"}
+            as={query.get("as")}
+            linkFor={(token) => links.stream(d.bucket_id, d.stream_id, { from: token, as: query.get("as") ?? undefined })}
+          />
         </div>
         <div class="body" id="panel-tail" role="tabpanel" aria-labelledby="tab-tail" hidden={tab !== "tail"}>
           <LiveTail tail={tail} kind={kind} />
