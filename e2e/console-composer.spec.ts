@@ -104,3 +104,24 @@ test("409 STREAM_SEQ_CONFLICT, retry from it, then a 412 with the new token; cur
   for (const o of ["409-seq", "accepted", "412", "409-content-type"]) await expect(attempts.locator(`li.attempt[data-outcome="${o}"]`).first()).toBeVisible();
   await shot(page, screenshotPath("console-timeline"));
 });
+
+test("any request: GET over SSE shows the first seconds, HEAD shows headers only", async ({ page, request }) => {
+  const bucket = uniq("anyreq");
+  const path = `/${bucket}/s`;
+  await put(request, path);
+  await post(request, path, '[{"hello":"sse"}]');
+  await page.goto(`/ui/compose?target=${encodeURIComponent(path)}`);
+  await page.getByLabel("Method").selectOption("GET");
+  await page.getByLabel("Query").fill("offset=-1&live=sse");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("response-status")).toHaveText("200", { timeout: 10_000 });
+  const inspector = page.getByTestId("response-inspector");
+  await expect(inspector).toContainText("Body below is partial");
+  await expect(inspector.getByLabel("Response body")).toContainText("event: data");
+  await expect(inspector.locator('tr[data-header="content-type"]')).toContainText("text/event-stream");
+
+  await page.getByLabel("Method").selectOption("HEAD");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("response-status")).toHaveText("200");
+  await expect(inspector.locator('tr[data-header="stream-next-offset"]')).toContainText("0000000000000000_0000000000000016");
+});

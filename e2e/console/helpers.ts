@@ -20,7 +20,7 @@ export async function post(request: APIRequestContext, path: string, data: strin
 
 /** Run a shell command line (e.g. a copied curl snippet) and return stdout. */
 export function sh(commandLine: string): string {
-  return execFileSync("bash", ["-c", commandLine], { encoding: "utf8", timeout: 15_000 });
+  return execFileSync("bash", ["-c", commandLine], { encoding: "utf8", timeout: 15_000, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 /** The status of the last HTTP response in `curl -i` output. */

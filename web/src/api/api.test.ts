@@ -5,7 +5,7 @@ import { shellQuote, toCurl, toFetch } from "./snippets";
 import { compareBytewise, incrementSeq, judgeSeq, nonPrintable, padSeq } from "./streamSeq";
 import { displayHeaderName } from "./headers";
 import { offsetPosition, offsetToken, formatBytes } from "./offsets";
-import { parseErrorBody } from "./exchange";
+import { parseErrorBody, send } from "./exchange";
 
 describe("splitJsonArray", () => {
   test("splits top-level elements only, keeping their text exactly", () => {
@@ -102,5 +102,42 @@ describe("small helpers", () => {
   test("error bodies", () => {
     expect(parseErrorBody('{"error":{"code":"STREAM_SEQ_CONFLICT","message":"m"}}')).toEqual({ code: "STREAM_SEQ_CONFLICT", message: "m" });
     expect(parseErrorBody("[1]")).toBeUndefined();
+  });
+});
+
+describe("send", () => {
+  test("a 409 is data, not an exception, with its error code", async () => {
+    const fetchImpl = (async () =>
+      new Response(JSON.stringify({ error: { code: "STREAM_SEQ_CONFLICT", message: "m" } }), {
+        status: 409,
+        headers: { "Stream-Last-Seq": "00000000000000000003" },
+      })) as unknown as typeof fetch;
+    const ex = await send({ method: "POST", path: "/d/s", headers: [], body: "[1]" }, { origin: "http://h", fetchImpl });
+    expect(ex.response!.status).toBe(409);
+    expect(ex.errorCode).toBe("STREAM_SEQ_CONFLICT");
+    expect(ex.response!.headers).toContainEqual(["stream-last-seq", "00000000000000000003"]);
+  });
+  test("a network failure is data too", async () => {
+    const fetchImpl = (async () => {
+      throw new TypeError("Failed to fetch");
+    }) as unknown as typeof fetch;
+    const ex = await send({ method: "GET", path: "/d/s", headers: [] }, { origin: "http://h", fetchImpl });
+    expect(ex.response).toBeUndefined();
+    expect(ex.networkError).toBe("Failed to fetch");
+  });
+  test("maxReadMs keeps what an endless (SSE) body sent so far", async () => {
+    const enc = new TextEncoder();
+    const fetchImpl = (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(enc.encode("event: control\ndata:{}\n\n"));
+          },
+        }),
+        { status: 200 },
+      )) as unknown as typeof fetch;
+    const ex = await send({ method: "GET", path: "/d/s?offset=now&live=sse", headers: [] }, { origin: "http://h", fetchImpl, maxReadMs: 50 });
+    expect(ex.response!.bodyText).toBe("event: control\ndata:{}\n\n");
+    expect(ex.bodyCut).toContain("50 ms");
   });
 });

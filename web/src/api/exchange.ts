@@ -15,6 +15,11 @@ export interface SendOptions {
   /** Keep the raw body bytes (binary reads); text is still decoded for display. */
   keepBytes?: boolean;
   fetchImpl?: typeof fetch;
+  /**
+   * Stop reading the body after this long and keep what arrived. For live=sse, whose
+   * response stays open: without it, showing the answer would wait for the server to end it.
+   */
+  maxReadMs?: number;
 }
 
 export function defaultOrigin(): string {
@@ -40,7 +45,8 @@ export async function send(req: ProtocolRequest, opts: SendOptions = {}): Promis
   const ex: Exchange = { id: exchangeId(), origin, request: req, startedAt, durationMs: 0 };
   try {
     const res = await doFetch(origin + req.path, toFetchInit(req, opts.signal));
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    const { bytes, cut } = await readBody(res, opts.maxReadMs);
+    if (cut) ex.bodyCut = `stopped reading after ${opts.maxReadMs} ms: the response was still open`;
     const headers: [string, string][] = [];
     res.headers.forEach((v, k) => headers.push([k, v]));
     const bodyText = new TextDecoder().decode(bytes);
@@ -56,6 +62,35 @@ export async function send(req: ProtocolRequest, opts: SendOptions = {}): Promis
   }
   ex.durationMs = Math.round((performance.now() - t0) * 10) / 10;
   return ex;
+}
+
+async function readBody(res: Response, maxReadMs: number | undefined): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  if (maxReadMs === undefined || !res.body) return { bytes: new Uint8Array(await res.arrayBuffer()), cut: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let cut = false;
+  const timer = setTimeout(() => {
+    cut = true;
+    reader.cancel().catch(() => {});
+  }, maxReadMs);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+  } catch {
+    // cancelled by the timer: keep what arrived
+  } finally {
+    clearTimeout(timer);
+  }
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return { bytes: out, cut };
 }
 
 /** `{"error":{"code":"…","message":"…"}}` → its fields; anything else → undefined. */

@@ -37,6 +37,8 @@ export interface Exchange {
   response?: ProtocolResponse;
   /** Set when no HTTP response arrived at all (connection refused, abort…). */
   networkError?: string;
+  /** Set when the console stopped reading a body that does not end by itself (SSE). */
+  bodyCut?: string;
   /** The `error.code` of a JSON error body, when there is one. */
   errorCode?: string;
   errorMessage?: string;

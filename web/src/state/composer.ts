@@ -113,7 +113,9 @@ export class ComposerModel {
 
   private async sendRequest(req: ProtocolRequest, transport: Transport, plan: RetryPlan | null): Promise<Exchange> {
     this.sending.value = true;
-    const ex = await transport(req);
+    // An SSE read never ends by itself: show what the first seconds brought.
+    const live = /[?&]live=sse(&|$)/.test(req.path);
+    const ex = await transport(req, live ? { maxReadMs: 3000 } : undefined);
     batch(() => {
       this.sending.value = false;
       this.last.value = ex;

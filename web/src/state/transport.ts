@@ -6,7 +6,7 @@ import { send, type SendOptions } from "../api/exchange";
 import { attempts, type AttemptSource } from "./attempts";
 
 /** What the labs and models need: send one request, get the exchange back. */
-export type Transport = (req: ProtocolRequest, opts?: { keepBytes?: boolean; signal?: AbortSignal }) => Promise<Exchange>;
+export type Transport = (req: ProtocolRequest, opts?: { keepBytes?: boolean; signal?: AbortSignal; maxReadMs?: number }) => Promise<Exchange>;
 
 type ChangeListener = (path: string, ex: Exchange) => void;
 const listeners = new Set<ChangeListener>();

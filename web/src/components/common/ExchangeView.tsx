@@ -30,10 +30,19 @@ export function Snippets({ ex }: { ex: Exchange }) {
   );
 }
 
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function BodyView({ text, label }: { text: string; label: string }) {
   if (!text) return <p class="muted">{label}: empty</p>;
   let shown = text;
-  if (/^\s*[[{]/.test(text) && text.length < 200_000) shown = prettyJson(text);
+  if (/^\s*[[{]/.test(text) && text.length < 200_000 && isJson(text)) shown = prettyJson(text);
   return (
     <pre class="code" aria-label={label}>
       {shown}

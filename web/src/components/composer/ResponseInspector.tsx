@@ -34,6 +34,7 @@ export function ResponseInspector({ ex }: { ex: Exchange | null }) {
         {ex.request.method} {ex.request.path}
       </div>
       {ex.errorMessage && <div class="muted">{ex.errorMessage}</div>}
+      {ex.bodyCut && <div class="note info">Body below is partial: {ex.bodyCut}. Use the stream page's live tail to follow it.</div>}
       {ex.errorCode === "STREAM_NOT_FOUND" && ex.request.method !== "PUT" && <div class="note info">No stream at this path. Send a PUT to create it (without Stream-Seq, for a prefix-count stream).</div>}
       {ex.networkError && <div class="note bad">No response: {ex.networkError}</div>}
       {res && <HeaderTable headers={res.headers} explain={explainingHeaders(ex)} label="Response headers" />}
