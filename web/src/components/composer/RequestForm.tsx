@@ -68,7 +68,7 @@ export function RequestForm({ model }: { model: ComposerModel }) {
       </details>
       <div class="preview">
         <div class="muted" style={{ fontSize: "12px", marginBottom: "4px" }}>
-          Will send
+          Next request (what Send will send)
         </div>
         <div class="mono request-line" data-testid="request-line">
           {req.method} {req.path}

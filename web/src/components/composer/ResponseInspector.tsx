@@ -1,7 +1,7 @@
 // The answer to the last request: status, outcome in the seed's words, error code, timing,
 // every header (the explaining ones highlighted), the body, and the snippets.
 import type { Exchange } from "../../api/types";
-import { classify, outcomeTone } from "../../api/outcome";
+import { classify, OUTCOME_LABEL, outcomeTone } from "../../api/outcome";
 import { explainingHeaders } from "../../api/explain";
 import { clock } from "../../format";
 import { HeaderTable } from "../common/HeaderTable";
@@ -19,7 +19,7 @@ export function ResponseInspector({ ex }: { ex: Exchange | null }) {
           {res ? res.status : "—"}
         </span>
         <span>{res?.statusText}</span>
-        <OutcomeChip outcome={outcome} />
+        {OUTCOME_LABEL[outcome] !== String(res?.status) && <OutcomeChip outcome={outcome} />}
         {ex.errorCode && (
           <code class="chip plain" data-testid="error-code">
             {ex.errorCode}
