@@ -2,10 +2,11 @@
 // order reversed on alternate rounds), run the workload, stop the server. Picks the best round
 // per (case, server), computes ratios and target verdicts, emits JSON lines as it goes.
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
 import os from "node:os";
 import { WORKLOADS } from "../cases.mjs";
-import { ROOT, SERVER_KINDS, startServer, URSA_BINARY } from "./servers.mjs";
+import { machineCpuSeconds } from "./proc.mjs";
+import { ROOT, SERVER_KINDS, snapshotUrsa, startServer } from "./servers.mjs";
+import { sleep } from "./stats.mjs";
 import { evaluateTargets } from "./targets.mjs";
 
 /**
@@ -16,11 +17,23 @@ import { evaluateTargets } from "./targets.mjs";
  * @param {number} [o.rounds]        default 2
  * @param {(line: object) => void} [o.emit]  called with every JSON line
  * @param {(msg: string) => void} [o.log]
+ * @param {number} [o.waitQuietMs]  before each run, wait up to this long for the rest of the
+ *   machine to go quiet (under 30% of a core); 0 = do not wait
  */
 export async function runBench(o) {
+  const snap = snapshotUrsa();
+  try {
+    return await runAll(o, snap);
+  } finally {
+    snap?.cleanup();
+  }
+}
+
+async function runAll(o, snap) {
   const emit = o.emit ?? (() => {});
   const log = o.log ?? (() => {});
   const meta = machineInfo();
+  meta.ursa = snap?.info ?? null;
   emit({ type: "meta", ...meta });
 
   const selected = o.cases.filter((c) => !o.only?.length || o.only.some((x) => c.workload === x || c.id.startsWith(x)));
@@ -43,11 +56,29 @@ export async function runBench(o) {
         const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
         log(`  ${c.id}  ${kind}  round ${round}/${rounds} ...`);
         const line = { type: "run", case: c.id, workload: c.workload, server: kind, round, params: c.params, at: new Date().toISOString() };
+        if (o.waitQuietMs) {
+          const q = await waitQuiet(o.waitQuietMs);
+          line.busyBeforePct = q.busyPct;
+          if (q.waitedS > 1) log(`    (waited ${q.waitedS.toFixed(0)} s for other processes; machine busy ${q.busyPct.toFixed(0)}% of a core)`);
+        }
         let server = null;
         const t0 = performance.now();
         try {
           server = await startServer(kind);
-          line.metrics = await WORKLOADS[c.workload].mod.run(server, { ...c.params, runId });
+          // Watchdog: a server that stops answering must not hang the benchmark. On expiry the
+          // server is killed, which fails every pending request and lets the workload unwind.
+          const budgetMs = caseBudgetMs(c);
+          let timer;
+          const watchdog = new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`run exceeded its ${Math.round(budgetMs / 1000)} s budget`)), budgetMs);
+          });
+          const work = WORKLOADS[c.workload].mod.run(server, { ...c.params, runId });
+          work.catch(() => {}); // after a watchdog expiry the workload fails late; ignore it
+          try {
+            line.metrics = await Promise.race([work, watchdog]);
+          } finally {
+            clearTimeout(timer);
+          }
           if (!server.alive()) line.error = `server exited during the run: ${JSON.stringify(server.exitInfo())}`;
         } catch (err) {
           line.error = String(err?.stack ?? err);
@@ -60,7 +91,8 @@ export async function runBench(o) {
         line.seconds = (performance.now() - t0) / 1000;
         runs.push(line);
         emit(line);
-        log(line.error ? `    ERROR ${line.error.split("\n")[0]}` : `    ${brief(c.workload, line.metrics)}`);
+        const busy = line.metrics?.otherCpuPct > 15 ? `  [other processes ${Math.round(line.metrics.otherCpuPct)}% CPU]` : "";
+        log(line.error ? `    ERROR ${line.error.split("\n")[0]}` : `    ${brief(c.workload, line.metrics)}${busy}`);
       }
     }
   }
@@ -68,7 +100,29 @@ export async function runBench(o) {
   for (const b of bests) emit({ type: "best", ...b });
   const targets = evaluateTargets(bests, runs);
   for (const t of targets) emit({ type: "target", ...t });
+  meta.loadavgEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
   return { meta, runs, bests, targets, skippedServers: [...skipped] };
+}
+
+/** Sample machine CPU in 500 ms slices until it is under 30% of a core, or the time is up. */
+async function waitQuiet(maxMs) {
+  const t0 = performance.now();
+  let busyPct = 0;
+  do {
+    const a = machineCpuSeconds();
+    await sleep(500);
+    busyPct = ((machineCpuSeconds() - a) / 0.5) * 100;
+  } while (busyPct > 30 && performance.now() - t0 < maxMs);
+  return { busyPct, waitedS: (performance.now() - t0) / 1000 };
+}
+
+/** Generous wall-clock budget for one run of a case. */
+function caseBudgetMs(c) {
+  const p = c.params;
+  if (c.workload === "catchup") return 180_000;
+  if (c.workload === "churn") return 300_000;
+  if (c.workload === "sse") return 2 * ((p.warmupMs ?? 0) + p.durationMs) + (p.drainMs ?? 3000) + 60_000;
+  return 3 * ((p.warmupMs ?? 0) + p.durationMs) + 60_000;
 }
 
 /** Best round per (case, server) by the workload's primary metric. Failed rounds never win. */
@@ -129,11 +183,6 @@ export function machineInfo() {
       return null;
     }
   };
-  let ursa = null;
-  try {
-    const st = statSync(URSA_BINARY);
-    ursa = { path: URSA_BINARY, bytes: st.size, mtime: st.mtime.toISOString() };
-  } catch {}
   return {
     at: new Date().toISOString(),
     cpus: os.cpus().length,
@@ -146,6 +195,5 @@ export function machineInfo() {
     git: sh("git", ["rev-parse", "--short", "HEAD"]),
     gitDirty: !!sh("git", ["status", "--porcelain", "--untracked-files=no"]),
     loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
-    ursa,
   };
 }

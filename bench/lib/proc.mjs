@@ -26,16 +26,33 @@ export function rssKiB(pid = "self") {
   }
 }
 
-/** Start a CPU meter for the server and for this (client) process. */
+/** Machine-wide user+nice+system CPU seconds (all cores), from /proc/stat. */
+export function machineCpuSeconds() {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]; // "cpu  user nice system idle ..."
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    return (f[0] + f[1] + f[2]) / clkTck;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Start a CPU meter for the server and for this (client) process. otherCpuPct is the rest of
+ * the machine's user+system time in the window: other processes competing for the 2 cores
+ * (a concurrent build or test run shows up here and makes the run's figures suspect).
+ */
 export function cpuMeter(serverPid) {
   const t0 = performance.now();
   const s0 = cpuSeconds(serverPid);
   const c0 = cpuSeconds("self");
+  const m0 = machineCpuSeconds();
   return () => {
     const wall = (performance.now() - t0) / 1000;
     const server = cpuSeconds(serverPid) - s0;
     const client = cpuSeconds("self") - c0;
-    return { wallS: wall, serverCpuS: server, clientCpuS: client, serverCpuPct: (100 * server) / wall, clientCpuPct: (100 * client) / wall };
+    const other = Math.max(0, machineCpuSeconds() - m0 - server - client);
+    return { wallS: wall, serverCpuS: server, clientCpuS: client, serverCpuPct: (100 * server) / wall, clientCpuPct: (100 * client) / wall, otherCpuPct: (100 * other) / wall };
   };
 }
 

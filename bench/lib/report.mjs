@@ -24,6 +24,7 @@ const COLUMNS = {
     ["srv µs/append", (b, m) => f(1)(m.serverCpuUsPerAppend)],
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
+    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "appendsPerS"))],
     ["vs ref file", (b, m, all) => times(relTo(all, b, "ref-file", "appendsPerS"))],
     ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "appendsPerS"))],
@@ -38,6 +39,7 @@ const COLUMNS = {
     ["log verified", (b, m) => (m.verified ? `yes (${int(m.verify.commits)} commits)` : `NO: ${m.verify.problems[0]}`)],
     ["errors", (b, m) => String(m.errors)],
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
+    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "commitsPerS"))],
   ],
   sse: [
@@ -53,6 +55,7 @@ const COLUMNS = {
     ["errors", (b, m) => String(m.errors + m.endedEarly)],
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
+    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
     ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   catchup: [
@@ -62,6 +65,7 @@ const COLUMNS = {
     ["responses", (b, m) => String(m.responses)],
     ["largest response", (b, m) => `${f(1)(m.maxResponseBytes / 2 ** 20)} MiB`],
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
+    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
     ["fill MB/s", (b, m) => f(0)(m.fillMBps)],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "MBps"))],
     ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "MBps"))],
@@ -76,6 +80,7 @@ const COLUMNS = {
     ["wake-ups", (b, m) => int(m.wakeups)],
     ["timeouts", (b, m) => String(m.timeouts)],
     ["errors", (b, m) => String(m.errors + m.wrongOffset)],
+    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
     ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   churn: [
@@ -110,7 +115,7 @@ export function renderTable(headers, rows, md) {
 }
 
 /** All result tables plus the targets table, as text or markdown. */
-export function renderReport({ bests, targets, skippedServers }, { md = false } = {}) {
+export function renderReport({ bests, targets, skippedServers, runs }, { md = false } = {}) {
   const out = [];
   const h = (t) => out.push(md ? `### ${t}\n` : `\n== ${t}`);
   for (const wl of Object.keys(COLUMNS)) {
@@ -133,6 +138,15 @@ export function renderReport({ bests, targets, skippedServers }, { md = false } 
         targets.map((t) => [t.case, t.target, fmt(t.value) + (t.note ? ` (${t.note})` : ""), fmt(t.threshold), t.pass == null ? "n/a" : t.pass ? "PASS" : "FAIL"]),
         md,
       ),
+    );
+  }
+  // Only windows of a second or more: /proc counts in 10 ms ticks.
+  const busy = (runs ?? []).filter((r) => r.metrics?.otherCpuPct > 15 && !(r.metrics.windowS < 1));
+  if (busy.length) {
+    out.push(
+      `\nWarning: other processes used CPU during ${busy.length} run(s) (over 15% of a core): ` +
+        busy.map((r) => `${r.case} ${r.server} r${r.round} ${Math.round(r.metrics.otherCpuPct)}%`).join("; ") +
+        ". Their figures are suspect; rerun on a quiet machine.",
     );
   }
   if (skippedServers?.length) out.push(`${md ? "\n" : "\n"}Skipped (not available): ${skippedServers.join(", ")}`);

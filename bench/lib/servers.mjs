@@ -1,13 +1,37 @@
 // Start and stop the servers under test, each fresh, on 127.0.0.1 with a kernel-picked port.
 // Every server prints "listening http://127.0.0.1:PORT ..." on stdout; we wait for that line.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cpuSeconds, rssKiB } from "./proc.mjs";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const URSA_BINARY = resolve(ROOT, process.env.URSA_BINARY ?? "dist/ursa");
+let ursaPath = URSA_BINARY;
+
+/**
+ * Copy the ursa binary aside for the whole run, so a rebuild of dist/ursa in the middle of a
+ * benchmark (npm test deletes and rebuilds it) cannot mix two builds or remove the binary.
+ * Returns a description of the copy and a cleanup function, or null when there is no binary.
+ */
+export function snapshotUrsa() {
+  if (!existsSync(URSA_BINARY)) return null;
+  const dir = mkdtempSync(join(tmpdir(), "ursa-bench-bin-"));
+  const copy = join(dir, "ursa");
+  copyFileSync(URSA_BINARY, copy);
+  const st = statSync(URSA_BINARY);
+  const sha256 = createHash("sha256").update(readFileSync(copy)).digest("hex").slice(0, 16);
+  ursaPath = copy;
+  return {
+    info: { path: URSA_BINARY, bytes: st.size, mtime: st.mtime.toISOString(), sha256 },
+    cleanup() {
+      ursaPath = URSA_BINARY;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 const BUN = resolve(ROOT, "node_modules/.bin/bun");
 const HERE = import.meta.dirname;
 // The reference server is a Node program: always run it under Node, even when the harness runs under Bun.
@@ -23,20 +47,20 @@ export const LONG_POLL_TIMEOUT_MS = 20000;
 export const SERVER_KINDS = {
   ursa: {
     label: "ursa (sync full)",
-    available: () => existsSync(URSA_BINARY),
-    cmd: (dir) => [URSA_BINARY, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    available: () => existsSync(ursaPath),
+    cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
   },
   "ursa-normal": {
     label: "ursa (sync normal)",
-    available: () => existsSync(URSA_BINARY),
-    cmd: (dir) => [URSA_BINARY, ["--port", "0", "--data", dir, "--sync", "normal", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    available: () => existsSync(ursaPath),
+    cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--sync", "normal", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
   },
   "ursa-mem": {
     label: "ursa (memory)",
-    available: () => existsSync(URSA_BINARY),
-    cmd: (dir) => [URSA_BINARY, ["--port", "0", "--data", dir, "--memory", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    available: () => existsSync(ursaPath),
+    cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--memory", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
   },
   "ref-mem": {

@@ -81,6 +81,7 @@ export async function run(server, p) {
     serverCpuUsPerAppend: ok ? (cpu.serverCpuS * 1e6) / ok : NaN,
     serverCpuPct: cpu.serverCpuPct,
     clientCpuPct: cpu.clientCpuPct,
+    otherCpuPct: cpu.otherCpuPct,
     clientCpuUsPerReq: ok ? (cpu.clientCpuS * 1e6) / ok : NaN,
     serverRssKiB: [rss0, rss1],
     windowS: cpu.wallS,

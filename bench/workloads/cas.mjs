@@ -70,6 +70,7 @@ export async function run(server, p) {
     max: lat.max,
     serverCpuPct: cpu.serverCpuPct,
     clientCpuPct: cpu.clientCpuPct,
+    otherCpuPct: cpu.otherCpuPct,
     windowS: cpu.wallS,
     capped,
     verified: verify.ok,

@@ -87,6 +87,8 @@ export async function run(server, p) {
       errorSamples,
       serverCpuPct: cpu?.serverCpuPct,
       clientCpuPct: cpu?.clientCpuPct,
+      otherCpuPct: cpu?.otherCpuPct,
+      windowS: cpu?.wallS,
     };
   } finally {
     writer.close();

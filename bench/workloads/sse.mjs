@@ -103,6 +103,8 @@ export async function run(server, p) {
       writerPostP99: postLat.summary().p99,
       serverCpuPct: cpu.serverCpuPct,
       clientCpuPct: cpu.clientCpuPct,
+      otherCpuPct: cpu.otherCpuPct,
+      windowS: cpu.wallS,
     };
   } finally {
     writer.close();
