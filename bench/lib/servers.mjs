@@ -63,6 +63,21 @@ export const SERVER_KINDS = {
     cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--memory", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
   },
+  // ursa from the working tree (bun server/main.ts), for profiling: BENCH_CPU_PROF=DIR adds
+  // Bun's --cpu-prof and writes a .cpuprofile (and a markdown summary) per run into DIR.
+  "ursa-src": {
+    label: "ursa src (sync full)",
+    available: () => existsSync(join(ROOT, "server/main.ts")) && existsSync(BUN),
+    cmd: (dir) => [
+      BUN,
+      [
+        ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []),
+        join(ROOT, "server/main.ts"),
+        ...["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)],
+      ],
+    ],
+    needsDir: true,
+  },
   "ref-mem": {
     label: "reference (memory)",
     available: () => true,
