@@ -55,10 +55,14 @@ export function checkLog(events: unknown[], stuck: string[] = []): Verdict {
       check.ok = false;
       check.why = `commit split: ${size} of ${first.of} events together`;
     } else if (!check.ok) {
+      const ev = (n: number) => `${n} event${n === 1 ? "" : "s"}`;
+      const base = `Stream-Seq says ${ev(seqCount)} came before, the log has ${i}`;
       check.why =
-        seqCount > i
-          ? `Stream-Seq says ${seqCount} events came before, the log has ${i}: the writer counted events that were not there yet`
-          : `Stream-Seq says ${seqCount} events came before, the log has ${i}: the writer missed ${i - seqCount} event${i - seqCount === 1 ? "" : "s"}`;
+        seqCount === i + size
+          ? `${base}: the value includes this commit's own events (the count after the commit)`
+          : seqCount > i
+            ? `${base}: it counts events that were not in the log (its own, or a seeded value)`
+            : `${base}: the writer missed ${ev(i - seqCount)} — its read did not reach the tail`;
     }
     commits.push(check);
     i += size;

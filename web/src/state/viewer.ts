@@ -80,13 +80,15 @@ export class ViewerModel {
       this.error.value = null;
       const to = getHeader(res.headers, "stream-next-offset") ?? from;
       const fromPosition = from === "-1" ? undefined : from === "now" ? offsetPosition(to) : offsetPosition(from);
+      const rows = this.rowsOf(res.bodyText, res.bodyBytes, from, fromPosition, to);
       this.page.value = {
         from,
-        fromPosition,
+        // For "-1" the start is where the first row turned out to be (above any retention floor).
+        fromPosition: fromPosition ?? rows[0]?.position ?? offsetPosition(to),
         to,
         upToDate: getHeader(res.headers, "stream-up-to-date") === "true",
         closed: getHeader(res.headers, "stream-closed") === "true",
-        rows: this.rowsOf(res.bodyText, res.bodyBytes, from, fromPosition, to),
+        rows,
         exchange: ex,
       };
     });
