@@ -46,6 +46,26 @@ export function OffsetBar({ tail, retained, window, reader }: Props) {
           tail {formatBytes(tail)}
         </span>
       </div>
+      <dl class="offset-summary">
+        <dt>readable</dt>
+        <dd>
+          bytes {retained.toLocaleString("en-US")}–{tail.toLocaleString("en-US")}
+        </dd>
+        {window && (
+          <>
+            <dt>viewer</dt>
+            <dd>
+              bytes {window.from.toLocaleString("en-US")}–{window.to.toLocaleString("en-US")} ({formatBytes(window.to - window.from)}, {((100 * (window.to - window.from)) / tail).toFixed(1)}% of the stream)
+            </dd>
+          </>
+        )}
+        {reader !== undefined && (
+          <>
+            <dt>live tail</dt>
+            <dd>{reader === tail ? "at the tail" : `${formatBytes(tail - reader)} behind the tail`}</dd>
+          </>
+        )}
+      </dl>
       <div class="legend">
         <span>
           <i class="sw data" /> data
