@@ -1,21 +1,28 @@
-// Group commit: every write submitted in one turn of the event loop is decided together, and
-// their SQL ops go to the CommitSink as one transaction, while each write keeps its own outcome.
-// The event loop never waits for SQLite or the disk: while one transaction commits, the next
-// writes are decided against its committed-but-not-yet-durable effects. A write is acknowledged
-// (its promise resolves), and readers see it, only once its transaction is durable.
+// Group commit: every write submitted in one turn of the event loop runs in one SQLite
+// transaction, while each keeps its own outcome. With a `sync` function (durable mode), COMMIT
+// only writes the WAL; one fsync, run off the event loop, then makes every transaction committed
+// before it started durable at once, and only then are those writes acknowledged (their promises
+// resolve) and made visible to readers. Later transactions are decided meanwhile against the
+// committed-but-not-yet-durable state, so the event loop never waits for the disk.
 
-import type { CommitSink } from "./commit-sink";
-import type { SqlOp } from "./sql-ops";
+import type { Statement } from "bun:sqlite";
 
-export interface Transactional<Tx extends { ops: SqlOp[] }> {
+export interface Transactional<Tx> {
+  begin: Statement;
+  commit: Statement;
+  rollback: Statement;
   /** A fresh overlay for one transaction. */
   open(): Tx;
-  /** Runs last, e.g. to write each changed row once however many writes touched it. */
+  /** Runs last inside the transaction, e.g. to write each changed row once however many writes touched it. */
   finish(tx: Tx): void;
-  /** Decided and sent: later transactions must see this one's effects. */
+  /** After COMMIT, before it is durable: later transactions must see this one's effects. */
   committed(tx: Tx): void;
-  /** Durable: publish to readers and wake live reads. */
+  /** Once durable: publish to readers and wake live reads. */
   durable(tx: Tx): void;
+  /** Makes every committed transaction durable; absent when COMMIT itself is as durable as promised. */
+  sync?: () => Promise<void>;
+  /** A failed sync leaves the durability of committed writes unknown: the process must stop. */
+  syncFailed(error: unknown): void;
 }
 
 interface Pending<Tx> {
@@ -24,16 +31,20 @@ interface Pending<Tx> {
   reject: (error: unknown) => void;
 }
 
-export class GroupCommit<Tx extends { ops: SqlOp[] }> {
+interface Committed<Tx> {
+  tx: Tx;
+  ops: Pending<Tx>[];
+  results: unknown[];
+}
+
+export class GroupCommit<Tx> {
   private queue: Pending<Tx>[] = [];
   private scheduled = false;
-  private outstanding = 0;
+  private awaitingSync: Committed<Tx>[] = [];
+  private syncing = false;
   private idle: (() => void)[] = [];
 
-  constructor(
-    private readonly target: Transactional<Tx>,
-    private readonly sink: CommitSink,
-  ) {}
+  constructor(private readonly target: Transactional<Tx>) {}
 
   submit<T>(run: (tx: Tx) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -52,7 +63,7 @@ export class GroupCommit<Tx extends { ops: SqlOp[] }> {
   }
 
   private isIdle(): boolean {
-    return !this.scheduled && this.queue.length === 0 && this.outstanding === 0;
+    return !this.scheduled && this.queue.length === 0 && this.awaitingSync.length === 0 && !this.syncing;
   }
 
   private settleIdle(): void {
@@ -63,38 +74,57 @@ export class GroupCommit<Tx extends { ops: SqlOp[] }> {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
-    if (batch.length > 0 && !this.decide(batch)) {
-      // A decision that throws is a bug; it must not fail its neighbours: decide each alone.
-      for (const op of batch) this.decide([op]);
+    if (batch.length > 0 && !this.runBatch(batch)) {
+      // One write's failure (a full disk, a bug) must not fail its neighbours: retry each alone.
+      for (const op of batch) this.runBatch([op]);
     }
     this.settleIdle();
   }
 
-  private decide(ops: Pending<Tx>[]): boolean {
+  private runBatch(ops: Pending<Tx>[]): boolean {
     const tx = this.target.open();
     const results: unknown[] = [];
     try {
+      this.target.begin.run();
       for (const op of ops) results.push(op.run(tx));
       this.target.finish(tx);
+      this.target.commit.run();
     } catch (error) {
+      try {
+        this.target.rollback.run();
+      } catch {
+        // Already rolled back by SQLite itself.
+      }
       if (ops.length === 1) ops[0]!.reject(error);
       return false;
     }
     this.target.committed(tx);
-    this.outstanding++;
-    this.sink.commit(tx.ops).then(
-      () => {
-        this.target.durable(tx);
-        ops.forEach((op, i) => op.resolve(results[i]));
-        this.outstanding--;
-        this.settleIdle();
-      },
-      (error) => {
-        for (const op of ops) op.reject(error);
-        this.outstanding--;
-        this.settleIdle();
-      },
-    );
+    if (!this.target.sync) {
+      this.target.durable(tx);
+      ops.forEach((op, i) => op.resolve(results[i]));
+    } else {
+      this.awaitingSync.push({ tx, ops, results });
+      this.startSync();
+    }
     return true;
+  }
+
+  private startSync(): void {
+    if (this.syncing || this.awaitingSync.length === 0) return;
+    this.syncing = true;
+    // Everything committed up to now rides on this sync; later commits wait for the next one.
+    const covered = this.awaitingSync.length;
+    this.target.sync!().then(
+      () => {
+        this.syncing = false;
+        for (const c of this.awaitingSync.splice(0, covered)) {
+          this.target.durable(c.tx);
+          c.ops.forEach((op, i) => op.resolve(c.results[i]));
+        }
+        this.startSync();
+        this.settleIdle();
+      },
+      (error) => this.target.syncFailed(error),
+    );
   }
 }

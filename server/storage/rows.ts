@@ -1,7 +1,6 @@
 // Prepared statements and the mapping between `streams` rows and StreamState values.
 
 import type { Database, Statement } from "bun:sqlite";
-import type { StreamRowValues } from "./sql-ops";
 import type { ProducerState } from "../protocol/producer";
 import type { StreamState } from "../protocol/state";
 
@@ -67,10 +66,11 @@ export function rowToState(row: StreamRow, producers: Map<string, ProducerState>
   };
 }
 
-/** The row values SqlWriter's upsert takes: id, then STREAM_COLUMNS. */
-export function stateRow(s: StreamState): StreamRowValues {
+const STREAM_COLUMNS =
+  "bucket, name, incarnation, content_type, tail, message_count, closed, closed_by, last_seq, ttl_s, expires_at_ms, touched_at_ms, created_at_ms, last_write_at_ms, fork_source_key, fork_source_id, fork_offset, fork_sub_offset, soft_deleted, attrs";
+
+function stateParams(s: StreamState) {
   return [
-    s.id,
     s.bucket,
     s.name,
     s.incarnation,
@@ -91,19 +91,53 @@ export function stateRow(s: StreamState): StreamRowValues {
     s.fork?.subOffset ?? null,
     s.softDeleted ? 1 : 0,
     s.attrs,
-  ];
+  ] as const;
 }
 
-/** Read statements, on the event loop's connection, which only ever reads committed data. */
-export class ReadStatements {
+export class Statements {
+  readonly begin: Statement;
+  readonly commit: Statement;
+  readonly rollback: Statement;
+  private readonly insertStream: Statement;
+  private readonly updateStream: Statement;
+  readonly updateTouch: Statement;
+  readonly deleteStreamRow: Statement;
+  readonly deleteMessages: Statement;
+  readonly deleteProducers: Statement;
+  readonly insertMessage: Statement;
+  readonly upsertProducer: Statement;
   readonly readFrom: Statement<{ start: number; data: Uint8Array }>;
   readonly messageAt: Statement<{ seg: number }>;
   readonly appendRows: Statement<{ start: number; seg: number; len: number }>;
+  readonly copyBelow: Statement;
+  readonly copyRows: Statement;
+  readonly copyPrefix: Statement;
   readonly countBelow: Statement<{ n: number }>;
+  readonly insertBucket: Statement;
+  readonly getBucket: Statement<{ bucket_id: string; created_at_ms: number }>;
+  readonly deleteBucket: Statement;
   readonly getMeta: Statement<{ value: string }>;
   readonly setMeta: Statement;
 
   constructor(db: Database) {
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
+    const placeholders = STREAM_COLUMNS.split(",").map(() => "?").join(", ");
+    this.insertStream = db.prepare(`INSERT INTO streams (${STREAM_COLUMNS}) VALUES (${placeholders})`);
+    this.updateStream = db.prepare(
+      `UPDATE streams SET ${STREAM_COLUMNS.split(", ").map((c) => `${c} = ?`).join(", ")} WHERE id = ?`,
+    );
+    this.updateTouch = db.prepare("UPDATE streams SET touched_at_ms = ? WHERE id = ?");
+    this.deleteStreamRow = db.prepare("DELETE FROM streams WHERE id = ?");
+    this.deleteMessages = db.prepare("DELETE FROM msgs WHERE stream_id = ?");
+    this.deleteProducers = db.prepare("DELETE FROM producers WHERE stream_id = ?");
+    this.insertMessage = db.prepare("INSERT INTO msgs (stream_id, start, seg, data) VALUES (?, ?, ?, ?)");
+    this.upsertProducer = db.prepare(
+      `INSERT INTO producers (stream_id, producer_id, epoch, last_seq, last_start, last_next, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (stream_id, producer_id) DO UPDATE SET epoch = excluded.epoch, last_seq = excluded.last_seq,
+       last_start = excluded.last_start, last_next = excluded.last_next, updated_at_ms = excluded.updated_at_ms`,
+    );
     // Starts at the message holding `start` (reads may begin inside a byte-stream append).
     this.readFrom = db.prepare(
       `SELECT start, data FROM msgs WHERE stream_id = ?1 AND start < ?3
@@ -111,8 +145,26 @@ export class ReadStatements {
     );
     this.messageAt = db.prepare("SELECT seg FROM msgs WHERE stream_id = ? AND start = ?");
     this.appendRows = db.prepare("SELECT start, seg, length(data) AS len FROM msgs WHERE stream_id = ? AND start >= ? ORDER BY start");
+    this.copyBelow = db.prepare("INSERT INTO msgs (stream_id, start, seg, data) SELECT ?, start, seg, data FROM msgs WHERE stream_id = ? AND start < ?");
+    this.copyRows = db.prepare(
+      "INSERT INTO msgs (stream_id, start, seg, data) SELECT ?, start, seg, data FROM msgs WHERE stream_id = ? AND start >= ? AND start < ?",
+    );
+    this.copyPrefix = db.prepare(
+      "INSERT INTO msgs (stream_id, start, seg, data) SELECT ?, start, seg, substr(data, 1, ?) FROM msgs WHERE stream_id = ? AND start = ?",
+    );
     this.countBelow = db.prepare("SELECT count(*) AS n FROM msgs WHERE stream_id = ? AND start < ?");
+    this.insertBucket = db.prepare("INSERT OR IGNORE INTO buckets (bucket_id, created_at_ms) VALUES (?, ?)");
+    this.getBucket = db.prepare("SELECT bucket_id, created_at_ms FROM buckets WHERE bucket_id = ?");
+    this.deleteBucket = db.prepare("DELETE FROM buckets WHERE bucket_id = ?");
     this.getMeta = db.prepare("SELECT value FROM meta WHERE key = ?");
     this.setMeta = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  }
+
+  insert(state: StreamState): number {
+    return Number(this.insertStream.run(...stateParams(state)).lastInsertRowid);
+  }
+
+  update(state: StreamState): void {
+    this.updateStream.run(...stateParams(state), state.id);
   }
 }

@@ -1,10 +1,10 @@
 // The SQLite-backed Store. Stream metadata and producer state live in memory, rebuilt from the
-// database at start; the database is the truth. Writes are decided on the event loop and
-// committed through group commit (see group-commit.ts); on disk a worker thread runs the
-// transactions, so neither SQLite nor fsync ever blocks the event loop. Readers see a write
-// only once it is durable.
+// database at start; the database is the truth. Writes go through group commit (one transaction
+// and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
 
 import { Database } from "bun:sqlite";
+import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
+import { dirname } from "node:path";
 import { applyAppend, decideAppend, type AppendRequest } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
@@ -14,12 +14,10 @@ import { isExpired } from "../protocol/lifetime";
 import type { ProducerState } from "../protocol/producer";
 import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
-import { InlineSink, WorkerSink, type CommitSink } from "./commit-sink";
 import { GroupCommit } from "./group-commit";
 import { listBuckets, listStreams } from "./listing";
-import { ReadStatements, rowToState, stateRow, type ProducerRow, type StreamRow } from "./rows";
+import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
 import { SCHEMA, SCHEMA_VERSION } from "./schema";
-import type { SqlOp } from "./sql-ops";
 import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StreamChange } from "./store";
 
 export type SyncMode = "full" | "normal";
@@ -31,22 +29,45 @@ export interface SqliteStoreOptions {
   now?: () => number;
   /** How often expired streams are reclaimed in the background. */
   sweepIntervalMs?: number;
-  /**
-   * Where the commit thread's entry point is. Inside the compiled binary it must be given relative
-   * to the entry module (main.ts), which is the only location the bundle keeps.
-   */
-  commitWorkerUrl?: URL;
+  /** What to do when the disk refuses a sync; by default the process exits. */
+  onSyncFailure?: (error: unknown) => void;
+}
+
+function exitOnSyncFailure(error: unknown): never {
+  // After a failed fsync nobody can say which committed writes are on disk; acknowledging any
+  // more would be a lie, so stop (as PostgreSQL does) and let recovery replay the WAL.
+  console.error("ursa: fsync of the write-ahead log failed; stopping:", error);
+  process.exit(70);
 }
 
 /**
- * One transaction's view: its own changes, over those of transactions decided but not yet
- * durable, over the durable cache that readers see. Its SQL ops are what gets committed.
+ * The durable-mode sync: fsync the WAL on Bun's thread pool. SQLite has already written every
+ * committed frame to it, so once this returns they survive a power loss, exactly as with
+ * synchronous=FULL, without blocking the event loop for the ~1 ms an fsync takes here.
+ */
+function walSync(dbPath: string): () => Promise<void> {
+  let fd: number | null = null;
+  return () => {
+    if (fd === null) {
+      fd = openSync(`${dbPath}-wal`, "r");
+      // The WAL file is new: its directory entry must be durable too, once.
+      const dir = openSync(dirname(dbPath), "r");
+      fsyncSync(dir);
+      closeSync(dir);
+    }
+    const walFd = fd;
+    return new Promise<void>((resolve, reject) => fsync(walFd, (error) => (error ? reject(error) : resolve())));
+  };
+}
+
+/**
+ * One transaction's view: its own changes, over those of transactions committed but not yet
+ * durable, over the durable cache that readers see.
  */
 export class Batch {
   readonly overlay = new Map<string, StreamState | null>();
   readonly changes: StreamChange[] = [];
-  readonly ops: SqlOp[] = [];
-  /** Streams whose row must be written: once per transaction, not once per write. */
+  /** Streams whose row must be rewritten before COMMIT: once per batch, not once per write. */
   readonly dirty = new Set<string>();
   constructor(
     private readonly pending: Map<string, StreamState | null>,
@@ -70,51 +91,50 @@ export class Batch {
 
 export class SqliteStore implements Store {
   private readonly db: Database;
-  private readonly st: ReadStatements;
+  private readonly st: Statements;
   /** Durable state: what reads see. */
   private readonly cache = new Map<string, StreamState>();
-  /** Decided, not yet durable: what the next writes are decided against. */
+  /** Committed, not yet durable: what the next writes are decided against. */
   private readonly pending = new Map<string, StreamState | null>();
-  /** Every bucket, including those whose creation is not yet durable. */
-  private readonly buckets = new Map<string, number>();
   private readonly writes: GroupCommit<Batch>;
-  private readonly sink: CommitSink;
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
   private readonly now: () => number;
   private readonly pendingReaps = new Set<string>();
   private readonly touchPersistedAt = new Map<number, number>();
   private lastIncarnation = 0;
-  private nextStreamId = 1;
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
-    const onDisk = options.path !== ":memory:";
     this.db = new Database(options.path, { create: true, strict: true });
+    const onDisk = options.path !== ":memory:";
     if (onDisk) this.db.exec("PRAGMA journal_mode = WAL");
+    // In full mode ursa syncs the WAL itself, off the event loop (see walSync), so SQLite's own
+    // per-commit sync is not needed; NORMAL still syncs around checkpoints.
+    this.db.exec("PRAGMA synchronous = NORMAL");
     this.db.exec("PRAGMA busy_timeout = 5000");
     this.db.exec(SCHEMA);
-    this.st = new ReadStatements(this.db);
+    this.st = new Statements(this.db);
     this.migrate();
     this.load();
-    const onFailure = (error: Error) => this.recover(error);
-    this.sink = onDisk ? new WorkerSink(options.path, options.sync, options.commitWorkerUrl ?? new URL("./commit-worker.ts", import.meta.url), onFailure) : new InlineSink(this.db, onFailure);
-    this.writes = new GroupCommit<Batch>(
-      {
-        open: () => new Batch(this.pending, this.cache),
-        finish: (batch) => {
-          for (const key of batch.dirty) {
-            const state = batch.overlay.get(key);
-            if (state) batch.ops.push({ op: "stream", row: stateRow(state) });
-          }
-        },
-        committed: (batch) => {
-          for (const [key, state] of batch.overlay) this.pending.set(key, state);
-        },
-        durable: (batch) => this.install(batch),
+    this.writes = new GroupCommit<Batch>({
+      begin: this.st.begin,
+      commit: this.st.commit,
+      rollback: this.st.rollback,
+      open: () => new Batch(this.pending, this.cache),
+      finish: (batch) => {
+        for (const key of batch.dirty) {
+          const state = batch.overlay.get(key);
+          if (state) this.st.update(state);
+        }
       },
-      this.sink,
-    );
+      committed: (batch) => {
+        for (const [key, state] of batch.overlay) this.pending.set(key, state);
+      },
+      durable: (batch) => this.install(batch),
+      sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
+      syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
+    });
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
   }
@@ -125,14 +145,10 @@ export class SqliteStore implements Store {
       throw new Error(`database schema version ${version.value} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
     }
     this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
+    this.lastIncarnation = Number(this.st.getMeta.get("last_incarnation")?.value ?? 0);
   }
 
-  /** Rebuild every in-memory structure from what the database holds. */
   private load(): void {
-    this.cache.clear();
-    this.pending.clear();
-    this.buckets.clear();
-    this.lastIncarnation = Math.max(this.lastIncarnation, Number(this.st.getMeta.get("last_incarnation")?.value ?? 0));
     const producers = new Map<number, Map<string, ProducerState>>();
     for (const p of this.db.query<ProducerRow, []>("SELECT * FROM producers").all()) {
       let m = producers.get(p.stream_id);
@@ -145,23 +161,6 @@ export class SqliteStore implements Store {
     for (const r of rows) {
       this.cache.set(streamKey(r.bucket, r.name), rowToState(r, producers.get(r.id) ?? new Map(), refs.get(r.id) ?? 0));
     }
-    for (const b of this.db.query<{ bucket_id: string; created_at_ms: number }, []>("SELECT * FROM buckets").all()) {
-      this.buckets.set(b.bucket_id, b.created_at_ms);
-    }
-    // Ids are never reused, even after a failed transaction: a waiter keyed by an id must never
-    // be woken by another stream.
-    const maxId = this.db.query<{ n: number | null }, []>("SELECT max(id) AS n FROM streams").get()!.n ?? 0;
-    const seq = this.db.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'streams'").get()?.seq ?? 0;
-    this.nextStreamId = Math.max(this.nextStreamId, maxId + 1, seq + 1);
-  }
-
-  /**
-   * A transaction failed (a full disk, an I/O error): it and everything decided after it are
-   * refused, so forget their effects and rebuild from what is durable before deciding anything new.
-   */
-  private recover(error: Error): void {
-    console.error("ursa: a commit failed; refusing the writes it held and reloading state:", error.message);
-    this.load();
   }
 
   private install(batch: Batch): void {
@@ -177,7 +176,7 @@ export class SqliteStore implements Store {
     this.listeners.push(listener);
   }
 
-  // ---- reads: durable state only -----------------------------------------------------------
+  // ---- reads: committed state only -------------------------------------------------------
 
   get(key: string): StreamState | undefined {
     const state = this.cache.get(key);
@@ -228,7 +227,7 @@ export class SqliteStore implements Store {
     this.writes
       .submit((tx) => {
         const s = tx.get(key);
-        if (s && s.id === state.id) tx.ops.push({ op: "touch", streamId: s.id, touchedAtMs: Math.max(s.touchedAtMs, now) });
+        if (s && s.id === state.id) this.st.updateTouch.run(s.touchedAtMs, s.id);
       })
       .catch(() => this.touchPersistedAt.delete(state.id));
   }
@@ -240,20 +239,22 @@ export class SqliteStore implements Store {
       const state = this.live(tx, key);
       const decision = decideAppend(state, request);
       if (decision.kind !== "accepted") return decision;
+      const now = this.now();
       const { effect } = decision;
-      if (effect.messages.length > 0) tx.ops.push({ op: "messages", streamId: state!.id, start: effect.start, data: effect.messages });
-      const next = applyAppend(state!, effect, this.now());
-      if (effect.producer) this.saveProducer(tx, next, effect.producer.id);
+      let pos = effect.start;
+      for (const m of effect.messages) {
+        this.st.insertMessage.run(state!.id, pos, effect.start, m);
+        pos += m.length;
+      }
+      const next = applyAppend(state!, effect, now);
+      if (effect.producer) this.saveProducer(next, effect.producer.id);
       tx.put(next);
       tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
       return decision;
     });
   }
 
-  async create(key: string, request: CreateRequest): Promise<CreateOutcome> {
-    // A fork reads its source's rows to check the fork offset; the event loop's connection sees
-    // only committed rows, so let every decided write commit first.
-    if (request.fork) await this.writes.drain();
+  create(key: string, request: CreateRequest): Promise<CreateOutcome> {
     return this.writes.submit((tx): CreateOutcome => {
       const existing = this.live(tx, key);
       const source = request.fork
@@ -264,7 +265,8 @@ export class SqliteStore implements Store {
         : null;
       const decision = decideCreate(existing, request, source);
       if (decision.kind !== "create") return decision;
-      return { kind: "created", state: this.materialize(tx, decision.plan, source?.state) };
+      const state = this.materialize(tx, decision.plan);
+      return { kind: "created", state };
     });
   }
 
@@ -282,28 +284,26 @@ export class SqliteStore implements Store {
   }
 
   putBucket(bucket: string): Promise<"created" | "exists"> {
-    return this.writes.submit((tx) => {
-      if (this.buckets.has(bucket)) return "exists" as const;
-      this.addBucket(tx, bucket);
+    return this.writes.submit(() => {
+      if (this.st.getBucket.get(bucket)) return "exists" as const;
+      this.st.insertBucket.run(bucket, this.now());
       return "created" as const;
     });
   }
 
   getBucket(bucket: string) {
-    const created = this.buckets.get(bucket);
-    if (created === undefined) return undefined;
-    return { bucket_id: bucket, created_at_ms: created, streams: this.listStreams(bucket, { prefix: "", after: null, limit: 1 }).total };
+    const row = this.st.getBucket.get(bucket);
+    if (!row) return undefined;
+    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: listStreams(this.db, (k) => this.get(k), bucket, { prefix: "", after: null, limit: 1 }).total };
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
     return this.writes.submit((tx) => {
-      if (!this.buckets.has(bucket)) return "missing" as const;
-      const keys = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket).map(({ name }) => streamKey(bucket, name));
-      for (const key of this.pending.keys()) if (key.startsWith(`${bucket}/`)) keys.push(key);
+      if (!this.st.getBucket.get(bucket)) return "missing" as const;
+      const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
       // Expired streams are reclaimed here rather than counted (spec §2.3).
-      if (keys.some((key) => this.live(tx, key) !== undefined)) return "not_empty" as const;
-      this.buckets.delete(bucket);
-      tx.ops.push({ op: "drop-bucket", bucket });
+      if (names.some(({ name }) => this.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
+      this.st.deleteBucket.run(bucket);
       return "deleted" as const;
     });
   }
@@ -319,13 +319,13 @@ export class SqliteStore implements Store {
   counts() {
     let streams = 0;
     for (const s of this.cache.values()) if (!s.softDeleted) streams++;
-    return { streams, buckets: this.buckets.size };
+    const buckets = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM buckets").get()!.n;
+    return { streams, buckets };
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     await this.writes.drain();
-    await this.sink.close();
     this.db.close();
   }
 
@@ -352,20 +352,14 @@ export class SqliteStore implements Store {
     return lengths;
   }
 
-  private addBucket(tx: Batch, bucket: string): void {
-    const now = this.now();
-    this.buckets.set(bucket, now);
-    tx.ops.push({ op: "bucket", bucket, createdAtMs: now });
-  }
-
-  private materialize(tx: Batch, plan: CreatePlan, source: StreamState | undefined): StreamState {
+  private materialize(tx: Batch, plan: CreatePlan): StreamState {
     const now = this.now();
     this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
     const incarnation = String(this.lastIncarnation);
-    tx.ops.push({ op: "meta", key: "last_incarnation", value: incarnation });
-    if (!this.buckets.has(plan.bucket)) this.addBucket(tx, plan.bucket);
+    this.st.setMeta.run("last_incarnation", incarnation);
+    this.st.insertBucket.run(plan.bucket, now);
     let state: StreamState = {
-      id: this.nextStreamId++,
+      id: 0,
       bucket: plan.bucket,
       name: plan.name,
       incarnation,
@@ -386,48 +380,52 @@ export class SqliteStore implements Store {
       attrs: plan.attrs,
       producers: new Map(),
     };
-    if (plan.fork && source) {
+    state = { ...state, id: this.st.insert(state) };
+    if (plan.fork) {
       // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
       // source later (appends, deletion) can reach it.
       const { sourceId, offset, subBytes, subMessages } = plan.fork;
-      tx.ops.push({ op: "copy-below", to: state.id, from: sourceId, offset });
-      const below = offset === source.tail ? source.messageCount : this.st.countBelow.get(sourceId, offset)!.n;
+      this.st.copyBelow.run(state.id, sourceId, offset);
+      const below = this.st.countBelow.get(sourceId, offset)!.n;
       if (subBytes > 0) {
-        tx.ops.push(
-          isJsonType(state.contentType)
-            ? { op: "copy-rows", to: state.id, from: sourceId, start: offset, end: offset + subBytes }
-            : { op: "copy-prefix", to: state.id, from: sourceId, offset, bytes: subBytes },
-        );
+        if (!isJsonType(state.contentType)) this.st.copyPrefix.run(state.id, subBytes, sourceId, offset);
+        else this.st.copyRows.run(state.id, sourceId, offset, offset + subBytes);
       }
       state = { ...state, tail: offset + subBytes, messageCount: below + subMessages };
+      const source = tx.get(plan.fork.sourceKey)!;
       tx.put({ ...source, forkRefs: source.forkRefs + 1 });
     }
     if (plan.messages.length > 0 || plan.close || plan.producer) {
       const start = state.tail;
-      if (plan.messages.length > 0) tx.ops.push({ op: "messages", streamId: state.id, start, data: plan.messages });
-      let bytes = 0;
-      for (const m of plan.messages) bytes += m.length;
-      state = applyAppend(state, { start, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer }, now);
-      if (plan.producer) this.saveProducer(tx, state, plan.producer.id);
+      let pos = start;
+      for (const m of plan.messages) {
+        this.st.insertMessage.run(state.id, pos, start, m);
+        pos += m.length;
+      }
+      state = applyAppend(state, { start, messages: plan.messages, bytes: pos - start, close: plan.close, streamSeq: null, producer: plan.producer }, now);
+      if (plan.producer) this.saveProducer(state, plan.producer.id);
     }
     tx.put(state);
     return state;
   }
 
-  private saveProducer(tx: Batch, state: StreamState, producerId: string): void {
+  private saveProducer(state: StreamState, producerId: string): void {
     const p = state.producers.get(producerId)!;
-    tx.ops.push({ op: "producer", streamId: state.id, producerId, epoch: p.epoch, lastSeq: p.lastSeq, lastStart: p.lastStart, lastNext: p.lastNext, updatedAtMs: p.updatedAtMs });
+    this.st.upsertProducer.run(state.id, producerId, p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs);
   }
 
   private softDelete(tx: Batch, state: StreamState): void {
-    tx.ops.push({ op: "drop", streamId: state.id, keepRow: true });
+    this.st.deleteMessages.run(state.id);
+    this.st.deleteProducers.run(state.id);
     tx.put({ ...state, softDeleted: true, producers: new Map() });
     tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
   }
 
   private hardDelete(tx: Batch, state: StreamState): void {
     const key = streamKey(state.bucket, state.name);
-    tx.ops.push({ op: "drop", streamId: state.id, keepRow: false });
+    this.st.deleteMessages.run(state.id);
+    this.st.deleteProducers.run(state.id);
+    this.st.deleteStreamRow.run(state.id);
     this.touchPersistedAt.delete(state.id);
     tx.remove(key);
     tx.changes.push({ kind: "gone", id: state.id, key });
