@@ -12,6 +12,8 @@
 //   --results-md          also write the markdown report to bench/RESULTS.md (or --results-path FILE)
 //   --wait-quiet-s N      before each run wait up to N s for other processes to go quiet
 //                         (default 120; 0 in --smoke); other CPU is reported per run either way
+//   --retry-busy N        rerun a run disturbed by other processes (> 15% of a core) up to N
+//                         times (default 2; 0 in --smoke); best-of prefers undisturbed runs
 //   --list                print the cases and exit
 //
 // Servers are started fresh for every case and round on 127.0.0.1 with a kernel-picked port:
@@ -39,6 +41,7 @@ const { values: a } = parseArgs({
     "results-path": { type: "string" },
     list: { type: "boolean", default: false },
     "wait-quiet-s": { type: "string" },
+    "retry-busy": { type: "string" },
   },
   allowPositionals: false,
   strict: true,
@@ -66,6 +69,7 @@ const result = await runBench({
   servers: list(a.servers),
   rounds: num(a.rounds) ?? (a.smoke ? 1 : 2),
   waitQuietMs: 1000 * (num(a["wait-quiet-s"]) ?? (a.smoke ? 0 : 120)),
+  retryBusy: num(a["retry-busy"]) ?? (a.smoke ? 0 : 2),
   emit: (line) => writeSync(fd, JSON.stringify(line) + "\n"),
   log: (m) => console.log(m),
 });

@@ -140,13 +140,14 @@ export function renderReport({ bests, targets, skippedServers, runs }, { md = fa
       ),
     );
   }
-  // Only windows of a second or more: /proc counts in 10 ms ticks.
-  const busy = (runs ?? []).filter((r) => r.metrics?.otherCpuPct > 15 && !(r.metrics.windowS < 1));
+  const busy = (runs ?? []).filter((r) => r.contaminated);
   if (busy.length) {
+    const dirty = bests.filter((b) => b.onlyContaminated);
     out.push(
-      `\nWarning: other processes used CPU during ${busy.length} run(s) (over 15% of a core): ` +
-        busy.map((r) => `${r.case} ${r.server} r${r.round} ${Math.round(r.metrics.otherCpuPct)}%`).join("; ") +
-        ". Their figures are suspect; rerun on a quiet machine.",
+      `\nOther processes used over 15% of a core during ${busy.length} run(s); those were rerun and best-of prefers clean runs.` +
+        (dirty.length
+          ? ` Only disturbed runs exist for: ${dirty.map((b) => `${b.case} ${b.server} (${Math.round(b.metrics.otherCpuPct)}%)`).join("; ")}. Treat those figures as suspect.`
+          : " Every figure above comes from an undisturbed run."),
     );
   }
   if (skippedServers?.length) out.push(`${md ? "\n" : "\n"}Skipped (not available): ${skippedServers.join(", ")}`);
