@@ -27,7 +27,7 @@ function start(): void {
     mkdirSync(config.dataDir, { recursive: true });
     dataPath = resolve(join(config.dataDir, "ursa.sqlite"));
   }
-  const store = new SqliteStore({ path: dataPath, sync: config.sync });
+  const store = new SqliteStore({ path: dataPath, sync: config.sync, checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url) });
   const hub = new LiveHub(store, config.maxLiveReaders);
   let server: ReturnType<typeof Bun.serve> | undefined;
   const app = createApp({

@@ -1,7 +1,7 @@
 // The conditional-write rules of the seed, one test (at least) per bullet, on the pure decision.
 
 import { describe, expect, test } from "bun:test";
-import { applyAppend, decideAppend, type AppendDecision, type AppendRequest } from "./append";
+import { applyAppend, decideAppend, producerAfter, type AppendDecision, type AppendRequest } from "./append";
 import { producer, streamState } from "./testing-state";
 import type { StreamState } from "./state";
 
@@ -20,7 +20,12 @@ const P = (id: string, epoch: number, seq: number) => ({ id, epoch, seq });
 /** Decide and, when accepted, apply: what the store does inside its transaction. */
 function run(state: StreamState, r: AppendRequest): { decision: AppendDecision; state: StreamState } {
   const decision = decideAppend(state, r);
-  return { decision, state: decision.kind === "accepted" ? applyAppend(state, decision.effect, 1) : state };
+  if (decision.kind !== "accepted") return { decision, state };
+  const next = applyAppend(state, decision.effect, 1);
+  const { effect } = decision;
+  if (!effect.producer) return { decision, state: next };
+  const producers = new Map(state.producers).set(effect.producer.id, producerAfter({ ...effect, producer: effect.producer }, 1));
+  return { decision, state: { ...next, producers } };
 }
 
 describe("Stream-Seq on appends [SEED]", () => {

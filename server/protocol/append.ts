@@ -110,30 +110,30 @@ function duplicateOf(p: ProducerState, tuple: ProducerTuple, state: StreamState)
   };
 }
 
-/** The state after an accepted append commits. */
+/**
+ * The state after an accepted append commits. Producer state is not part of it: a stream may
+ * have thousands of producers, so the store updates its table in place (see producerAfter).
+ */
 export function applyAppend(state: StreamState, effect: AppendEffect, nowMs: number): StreamState {
-  const tail = effect.start + effect.bytes;
-  let producers = state.producers;
-  if (effect.producer) {
-    const next = new Map(producers);
-    next.set(effect.producer.id, {
-      epoch: effect.producer.epoch,
-      lastSeq: effect.producer.seq,
-      lastStart: effect.start,
-      lastNext: tail,
-      updatedAtMs: nowMs,
-    });
-    producers = next;
-  }
   return {
     ...state,
-    tail,
+    tail: effect.start + effect.bytes,
     messageCount: state.messageCount + effect.messages.length,
     closed: state.closed || effect.close,
     closedBy: effect.close ? effect.producer : state.closedBy,
     lastSeq: effect.streamSeq ?? state.lastSeq,
     touchedAtMs: nowMs,
     lastWriteAtMs: effect.messages.length > 0 ? nowMs : state.lastWriteAtMs,
-    producers,
+  };
+}
+
+/** The producer's entry after an accepted append of `effect` (spec §5.3). */
+export function producerAfter(effect: AppendEffect & { producer: ProducerTuple }, nowMs: number): ProducerState {
+  return {
+    epoch: effect.producer.epoch,
+    lastSeq: effect.producer.seq,
+    lastStart: effect.start,
+    lastNext: effect.start + effect.bytes,
+    updatedAtMs: nowMs,
   };
 }

@@ -1,5 +1,6 @@
-// What the server knows about one incarnation of a stream (spec §1.9). Values, never mutated:
-// a write produces a new state, which the store installs only after its transaction commits.
+// What the server knows about one incarnation of a stream (spec §1.9). Values, never mutated
+// (except the producer table, see below): a write produces a new state, which the store
+// installs only after its transaction commits.
 
 import type { LifetimeState } from "./lifetime";
 import type { ProducerState, ProducerTuple } from "./producer";
@@ -33,7 +34,11 @@ export interface StreamState extends LifetimeState {
   forkRefs: number;
   /** Normalized attribute JSON, or null when none are set. */
   attrs: string | null;
-  producers: ReadonlyMap<string, ProducerState>;
+  /**
+   * Shared by every state value of one incarnation and updated in place by the store (with an
+   * undo log for a transaction that rolls back), so an append never copies thousands of entries.
+   */
+  producers: Map<string, ProducerState>;
 }
 
 export const streamKey = (bucket: string, name: string) => `${bucket}/${name}`;

@@ -13,6 +13,8 @@ export interface Transactional<Tx> {
   rollback: Statement;
   /** A fresh overlay for one transaction. */
   open(): Tx;
+  /** Undo whatever the overlay changed in place, after a rollback. */
+  abort(tx: Tx): void;
   /** Runs last inside the transaction, e.g. to write each changed row once however many writes touched it. */
   finish(tx: Tx): void;
   /** After COMMIT, before it is durable: later transactions must see this one's effects. */
@@ -95,6 +97,7 @@ export class GroupCommit<Tx> {
       } catch {
         // Already rolled back by SQLite itself.
       }
+      this.target.abort(tx);
       if (ops.length === 1) ops[0]!.reject(error);
       return false;
     }

@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { applyAppend, decideAppend, type AppendRequest } from "../protocol/append";
+import { applyAppend, decideAppend, producerAfter, type AppendRequest } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
 import { isProtocolError } from "../protocol/errors";
@@ -14,6 +14,7 @@ import { isExpired } from "../protocol/lifetime";
 import type { ProducerState } from "../protocol/producer";
 import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
+import type { CheckpointerStart } from "./checkpointer";
 import { GroupCommit } from "./group-commit";
 import { listBuckets, listStreams } from "./listing";
 import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
@@ -29,6 +30,11 @@ export interface SqliteStoreOptions {
   now?: () => number;
   /** How often expired streams are reclaimed in the background. */
   sweepIntervalMs?: number;
+  /**
+   * The checkpoint thread's entry point. Inside the compiled binary it must be given relative to
+   * the entry module (main.ts), the only location the bundle keeps.
+   */
+  checkpointerUrl?: URL;
   /** What to do when the disk refuses a sync; by default the process exits. */
   onSyncFailure?: (error: unknown) => void;
 }
@@ -87,6 +93,20 @@ export class Batch {
   remove(key: string): void {
     this.overlay.set(key, null);
   }
+  /** Sets a producer's entry in place, remembering the old one in case the transaction rolls back. */
+  setProducer(table: Map<string, ProducerState>, id: string, entry: ProducerState): void {
+    this.undo.push({ table, id, previous: table.get(id) });
+    table.set(id, entry);
+  }
+  rollback(): void {
+    for (let i = this.undo.length - 1; i >= 0; i--) {
+      const u = this.undo[i]!;
+      if (u.previous === undefined) u.table.delete(u.id);
+      else u.table.set(u.id, u.previous);
+    }
+    this.undo.length = 0;
+  }
+  private readonly undo: { table: Map<string, ProducerState>; id: string; previous: ProducerState | undefined }[] = [];
 }
 
 export class SqliteStore implements Store {
@@ -103,6 +123,7 @@ export class SqliteStore implements Store {
   private readonly touchPersistedAt = new Map<number, number>();
   private lastIncarnation = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  private checkpointer: Worker | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
@@ -113,6 +134,13 @@ export class SqliteStore implements Store {
     // per-commit sync is not needed; NORMAL still syncs around checkpoints.
     this.db.exec("PRAGMA synchronous = NORMAL");
     this.db.exec("PRAGMA busy_timeout = 5000");
+    if (onDisk) {
+      // Checkpoints run on their own thread (checkpointer.ts); this connection checkpoints only as
+      // a safety net, should that thread fall 64 MiB behind.
+      this.db.exec("PRAGMA wal_autocheckpoint = 16384");
+      this.checkpointer = new Worker(options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url));
+      this.checkpointer.postMessage({ path: options.path, intervalMs: 100 } satisfies CheckpointerStart);
+    }
     this.db.exec(SCHEMA);
     this.st = new Statements(this.db);
     this.migrate();
@@ -122,6 +150,7 @@ export class SqliteStore implements Store {
       commit: this.st.commit,
       rollback: this.st.rollback,
       open: () => new Batch(this.pending, this.cache),
+      abort: (batch) => batch.rollback(),
       finish: (batch) => {
         for (const key of batch.dirty) {
           const state = batch.overlay.get(key);
@@ -247,7 +276,7 @@ export class SqliteStore implements Store {
         pos += m.length;
       }
       const next = applyAppend(state!, effect, now);
-      if (effect.producer) this.saveProducer(next, effect.producer.id);
+      if (effect.producer) this.saveProducer(tx, next, producerAfter({ ...effect, producer: effect.producer }, now), effect.producer.id);
       tx.put(next);
       tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
       return decision;
@@ -326,6 +355,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     await this.writes.drain();
+    await this.checkpointer?.terminate();
     this.db.close();
   }
 
@@ -402,15 +432,16 @@ export class SqliteStore implements Store {
         this.st.insertMessage.run(state.id, pos, start, m);
         pos += m.length;
       }
-      state = applyAppend(state, { start, messages: plan.messages, bytes: pos - start, close: plan.close, streamSeq: null, producer: plan.producer }, now);
-      if (plan.producer) this.saveProducer(state, plan.producer.id);
+      const effect = { start, messages: plan.messages, bytes: pos - start, close: plan.close, streamSeq: null, producer: plan.producer };
+      state = applyAppend(state, effect, now);
+      if (plan.producer) this.saveProducer(tx, state, producerAfter({ ...effect, producer: plan.producer }, now), plan.producer.id);
     }
     tx.put(state);
     return state;
   }
 
-  private saveProducer(state: StreamState, producerId: string): void {
-    const p = state.producers.get(producerId)!;
+  private saveProducer(tx: Batch, state: StreamState, p: ProducerState, producerId: string): void {
+    tx.setProducer(state.producers, producerId, p);
     this.st.upsertProducer.run(state.id, producerId, p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs);
   }
 

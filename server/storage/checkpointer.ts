@@ -1,0 +1,27 @@
+// The checkpoint thread. Copying WAL frames into the database file (and syncing it) is slow and
+// would otherwise run inside some COMMIT on the event loop every 1000 pages; here it runs beside
+// it, on its own connection. A PASSIVE checkpoint never blocks the writer or readers.
+
+import { Database } from "bun:sqlite";
+
+declare const self: Worker;
+
+export interface CheckpointerStart {
+  path: string;
+  intervalMs: number;
+}
+
+self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
+  const db = new Database(event.data.path, { strict: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
+  setInterval(() => {
+    try {
+      checkpoint.get();
+    } catch (error) {
+      // A busy database is retried at the next tick; the writer's own safety-net checkpoint
+      // keeps the WAL bounded meanwhile.
+      console.error("ursa: background checkpoint failed:", (error as Error).message);
+    }
+  }, event.data.intervalMs);
+};
