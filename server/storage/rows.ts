@@ -101,6 +101,7 @@ export class Statements {
   private readonly insertStream: Statement;
   private readonly updateStream: Statement;
   readonly updateTouch: Statement;
+  private readonly updateHotColumns: Statement;
   readonly deleteStreamRow: Statement;
   readonly deleteMessages: Statement;
   readonly deleteProducers: Statement;
@@ -129,6 +130,9 @@ export class Statements {
       `UPDATE streams SET ${STREAM_COLUMNS.split(", ").map((c) => `${c} = ?`).join(", ")} WHERE id = ?`,
     );
     this.updateTouch = db.prepare("UPDATE streams SET touched_at_ms = ? WHERE id = ?");
+    this.updateHotColumns = db.prepare(
+      "UPDATE streams SET tail = ?, message_count = ?, closed = ?, closed_by = ?, last_seq = ?, touched_at_ms = ?, last_write_at_ms = ? WHERE id = ?",
+    );
     this.deleteStreamRow = db.prepare("DELETE FROM streams WHERE id = ?");
     this.deleteMessages = db.prepare("DELETE FROM msgs WHERE stream_id = ?");
     this.deleteProducers = db.prepare("DELETE FROM producers WHERE stream_id = ?");
@@ -166,5 +170,19 @@ export class Statements {
 
   update(state: StreamState): void {
     this.updateStream.run(...stateParams(state), state.id);
+  }
+
+  /** Just the columns an append changes (applyAppend), the common case. */
+  updateHot(s: StreamState): void {
+    this.updateHotColumns.run(
+      s.tail,
+      s.messageCount,
+      s.closed ? 1 : 0,
+      s.closedBy === null ? null : JSON.stringify(s.closedBy),
+      s.lastSeq,
+      s.touchedAtMs,
+      s.lastWriteAtMs,
+      s.id,
+    );
   }
 }

@@ -73,8 +73,11 @@ function walSync(dbPath: string): () => Promise<void> {
 export class Batch {
   readonly overlay = new Map<string, StreamState | null>();
   readonly changes: StreamChange[] = [];
-  /** Streams whose row must be rewritten before COMMIT: once per batch, not once per write. */
-  readonly dirty = new Set<string>();
+  /**
+   * Streams whose row must be rewritten before COMMIT: once per batch, not once per write. The
+   * value says whether more than the columns an append changes (the "hot" ones) may differ.
+   */
+  readonly dirty = new Map<string, boolean>();
   constructor(
     private readonly pending: Map<string, StreamState | null>,
     private readonly cache: Map<string, StreamState>,
@@ -85,10 +88,10 @@ export class Batch {
     const pending = this.pending.get(key);
     return pending === undefined ? this.cache.get(key) : pending ?? undefined;
   }
-  put(state: StreamState): void {
+  put(state: StreamState, onlyHotColumns = false): void {
     const key = streamKey(state.bucket, state.name);
     this.overlay.set(key, state);
-    this.dirty.add(key);
+    this.dirty.set(key, this.dirty.get(key) === true || !onlyHotColumns);
   }
   remove(key: string): void {
     this.overlay.set(key, null);
@@ -152,9 +155,11 @@ export class SqliteStore implements Store {
       open: () => new Batch(this.pending, this.cache),
       abort: (batch) => batch.rollback(),
       finish: (batch) => {
-        for (const key of batch.dirty) {
+        for (const [key, full] of batch.dirty) {
           const state = batch.overlay.get(key);
-          if (state) this.st.update(state);
+          if (!state) continue;
+          if (full) this.st.update(state);
+          else this.st.updateHot(state);
         }
       },
       committed: (batch) => {
@@ -277,7 +282,7 @@ export class SqliteStore implements Store {
       }
       const next = applyAppend(state!, effect, now);
       if (effect.producer) this.saveProducer(tx, next, producerAfter({ ...effect, producer: effect.producer }, now), effect.producer.id);
-      tx.put(next);
+      tx.put(next, true);
       tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
       return decision;
     });
