@@ -59,6 +59,11 @@ step "e2e: vitest (conformance suite, official client, restart, kill -9)"
 run vitest 20 npx vitest run --config e2e/vitest.config.ts
 check vitest $? reports/conformance-junit.xml
 
+step "bench smoke: node --test bench/smoke.test.mjs (harness and log verification, never a speed)"
+BENCH_REQUIRE_URSA=1 run bench 10 node --test --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=junit --test-reporter-destination=reports/bench-junit.xml bench/smoke.test.mjs
+check bench $? reports/bench-junit.xml
+
 step "browser e2e: playwright"
 run playwright 20 npx playwright test
 check playwright $? reports/e2e-junit.xml
