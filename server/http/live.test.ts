@@ -92,6 +92,15 @@ describe("SSE (spec §4.4)", () => {
     const text = await readSse(await h.request("GET", "/live-b/s?offset=-1&live=sse"), () => false);
     expect(text).toContain('data:{"streamNextOffset":"0000000000000000_0000000000000002","upToDate":true,"streamClosed":true}');
   });
+  test("a subscriber at the tail gets each append once, in order, straight from the commit", async () => {
+    const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
+    setTimeout(() => void h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "cd" }), 20);
+    setTimeout(() => void h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "ef" }), 60);
+    const text = await readSse(res, (t) => t.includes("data:ef"));
+    const data = [...text.matchAll(/event: data\ndata:(.*)\n/g)].map((m) => m[1]);
+    expect(data).toEqual(["cd", "ef"]);
+    expect(text).toContain('"streamNextOffset":"0000000000000000_0000000000000006"');
+  });
   test("[SEED] deletion while subscribed sends event: error and ends", async () => {
     const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
     setTimeout(() => void h.request("DELETE", "/live-b/s"), 30);

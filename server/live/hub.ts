@@ -3,6 +3,9 @@
 // the same path never wakes a reader of the old one, except to tell it the old one is gone.
 
 import type { Store, StreamChange } from "../storage/store";
+import { encodeChunks, type SsePayload, type SsePayloadMode } from "./sse-payload";
+
+type Appended = Extract<StreamChange, { kind: "appended" }>;
 
 export type Wake = "changed" | "gone" | "timeout" | "shutdown" | "aborted";
 
@@ -12,6 +15,8 @@ interface Waiter {
 
 export class LiveHub {
   private readonly waiters = new Map<number, Set<Waiter>>();
+  /** The newest committed append of each stream that has live readers, and its encoded frames. */
+  private readonly latest = new Map<number, { change: Appended; frames: Map<SsePayloadMode, SsePayload> }>();
   private size = 0;
   private shuttingDown = false;
 
@@ -56,11 +61,30 @@ export class LiveHub {
     for (const set of [...this.waiters.values()]) for (const w of [...set]) w.wake("shutdown");
   }
 
+  /**
+   * The live fast path: when a reader woke exactly at the start of the newest append and that
+   * append reaches the current tail, its bytes come from the commit itself, not another query,
+   * and are encoded once for every such reader.
+   */
+  payloadAt(id: number, offset: number, tail: number, limitBytes: number, mode: SsePayloadMode): SsePayload | null {
+    const entry = this.latest.get(id);
+    if (!entry || entry.change.start !== offset || entry.change.state.tail !== tail) return null;
+    if (tail - offset > limitBytes) return null;
+    let frame = entry.frames.get(mode);
+    if (!frame) entry.frames.set(mode, (frame = encodeChunks(entry.change.messages, offset, tail, true, mode)));
+    return frame;
+  }
+
   private dispatch(changes: StreamChange[]): void {
     for (const change of changes) {
       const id = change.kind === "gone" ? change.id : change.state.id;
       const set = this.waiters.get(id);
-      if (!set) continue;
+      if (!set) {
+        this.latest.delete(id);
+        continue;
+      }
+      if (change.kind === "appended") this.latest.set(id, { change, frames: new Map() });
+      else if (change.kind === "gone") this.latest.delete(id);
       for (const w of [...set]) w.wake(change.kind === "gone" ? "gone" : "changed");
     }
   }

@@ -9,12 +9,22 @@ export type SsePayloadMode = "json-array" | "ndjson" | "text" | "base64";
 
 const text = new TextDecoder("utf-8");
 
-export function encodeSsePayload(store: Store, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode) {
+export interface SsePayload {
+  text: string;
+  end: number;
+}
+
+export function encodeSsePayload(store: Store, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): SsePayload {
   const slice = store.readRange(state, start, limitBytes, mode === "json-array");
-  if (mode === "json-array") return { text: jsonArrayText(slice.chunks), end: slice.end };
-  const bytes = concat(slice.chunks);
-  if (mode === "base64") return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("base64"), end: slice.end };
-  const cut = slice.end === state.tail ? bytes.length : utf8Boundary(bytes);
+  return encodeChunks(slice.chunks, start, slice.end, slice.end === state.tail, mode);
+}
+
+/** `chunks` are the bytes from `start` to `end`; `atTail` says nothing follows them yet. */
+export function encodeChunks(chunks: Uint8Array[], start: number, end: number, atTail: boolean, mode: SsePayloadMode): SsePayload {
+  if (mode === "json-array") return { text: jsonArrayText(chunks), end };
+  const bytes = concat(chunks);
+  if (mode === "base64") return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("base64"), end };
+  const cut = atTail ? bytes.length : utf8Boundary(bytes);
   // A read that would otherwise be cut to nothing sends the partial character rather than stall.
   const length = cut === 0 ? bytes.length : cut;
   return { text: text.decode(bytes.subarray(0, length)), end: start + length };

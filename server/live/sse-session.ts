@@ -67,7 +67,7 @@ async function run(o: SseSessionOptions, send: (text: string) => void, signal: A
       return;
     }
     if (offset < state.tail) {
-      const payload = encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
+      const payload = o.hub.payloadAt(id, offset, state.tail, o.limitBytes, o.mode) ?? encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
       const c = control(state, payload.end, o.cursor);
       // A data event and its control go out in one write, so no reader sees one without the other.
       send(dataEvent(payload.text) + controlEvent(c));
