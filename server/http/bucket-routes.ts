@@ -1,12 +1,12 @@
 // Buckets (spec §2.1–§2.4): created implicitly by a stream PUT or explicitly by PUT /{bucket}.
 
 import { Hono } from "hono";
-import { protocolError } from "../protocol/errors";
+import { isProtocolError, protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
-import { parseListQuery } from "./list-query";
 import { parseBucketId } from "./paths";
 import { empty, json } from "./respond";
+import { streamPage } from "./stream-page";
 
 const BUCKET_METHODS = "GET, HEAD, PUT, DELETE, OPTIONS";
 
@@ -14,15 +14,12 @@ export function bucketRoutes(deps: AppDeps): Hono {
   const app = new Hono();
 
   app.get("/:bucket/streams", (c) => {
-    const bucket = parseBucketId(c.req.param("bucket"));
-    if (!bucket.ok) return renderError(bucket.error);
-    const query = parseListQuery(new URL(c.req.url), 1000);
-    if (!query.ok) return renderError(query.error);
-    if (!deps.store.getBucket(bucket.value)) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
-    const page = deps.store.listStreams(bucket.value, query.value);
+    const result = streamPage(deps, c.req.param("bucket"), new URL(c.req.url), 1000);
+    if (isProtocolError(result)) return renderError(result);
+    const { page } = result;
     return json({
-      bucket_id: bucket.value,
-      prefix: query.value.prefix,
+      bucket_id: result.bucket,
+      prefix: result.prefix,
       stream_count: page.items.length,
       streams: page.items,
       next_cursor: page.nextCursor,

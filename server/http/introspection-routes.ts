@@ -3,15 +3,16 @@
 // not: listings with counts, the last accepted Stream-Seq and the producer table.
 
 import { Hono } from "hono";
-import { protocolError } from "../protocol/errors";
+import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
 import type { StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { parseListQuery } from "./list-query";
-import { parseBucketId, parseStreamPath } from "./paths";
+import { parseStreamPath } from "./paths";
 import { json } from "./respond";
+import { streamPage } from "./stream-page";
 
 export function introspectionRoutes(deps: AppDeps): Hono {
   const app = new Hono();
@@ -37,15 +38,12 @@ export function introspectionRoutes(deps: AppDeps): Hono {
   });
 
   app.get("/api/buckets/:bucket/streams", (c) => {
-    const bucket = parseBucketId(c.req.param("bucket"));
-    if (!bucket.ok) return renderError(bucket.error);
-    const query = parseListQuery(new URL(c.req.url), 100);
-    if (!query.ok) return renderError(query.error);
-    if (!deps.store.getBucket(bucket.value)) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
-    const page = deps.store.listStreams(bucket.value, query.value);
+    const result = streamPage(deps, c.req.param("bucket"), new URL(c.req.url), 100);
+    if (isProtocolError(result)) return renderError(result);
+    const { page } = result;
     return json({
-      bucket_id: bucket.value,
-      prefix: query.value.prefix,
+      bucket_id: result.bucket,
+      prefix: result.prefix,
       total: page.total,
       streams: page.items,
       next_cursor: page.nextCursor,

@@ -10,7 +10,7 @@ import { INCARNATION_TOKEN } from "../protocol/incarnation";
 import { jsonMessages } from "../protocol/json-body";
 import { parseLifetime } from "../protocol/lifetime";
 import { parseOffsetToken } from "../protocol/offsets";
-import { parseProducer } from "../protocol/producer";
+import { parseProducer, type ProducerTuple } from "../protocol/producer";
 import { parseStreamSeq } from "../protocol/stream-seq";
 import { readBody } from "./body";
 import { flag, H } from "./headers";
@@ -24,22 +24,31 @@ export function parseIncarnationHeader(headers: Headers): Parsed<string | null> 
   return ok(value);
 }
 
-function producerOf(headers: Headers) {
-  return parseProducer(headers.get(H.producerId), headers.get(H.producerEpoch), headers.get(H.producerSeq));
+interface Guards {
+  producer: ProducerTuple | null;
+  streamSeq: string | null;
+  incarnation: string | null;
+}
+
+/** The write guards every write path parses the same way, in the order of spec §5.1 Phase A. */
+function parseGuards(h: Headers): Parsed<Guards> {
+  const producer = parseProducer(h.get(H.producerId), h.get(H.producerEpoch), h.get(H.producerSeq));
+  if (!producer.ok) return producer;
+  const streamSeq = parseStreamSeq(h.get(H.seq));
+  if (!streamSeq.ok) return streamSeq;
+  const incarnation = parseIncarnationHeader(h);
+  if (!incarnation.ok) return incarnation;
+  return ok({ producer: producer.value, streamSeq: streamSeq.value, incarnation: incarnation.value });
 }
 
 export async function parseAppend(req: Request, maxBodyBytes: number): Promise<Parsed<AppendRequest>> {
   const h = req.headers;
   const body = await readBody(req, maxBodyBytes);
   if (!body.ok) return body;
-  const producer = producerOf(h);
-  if (!producer.ok) return producer;
-  const streamSeq = parseStreamSeq(h.get(H.seq));
-  if (!streamSeq.ok) return streamSeq;
-  const incarnation = parseIncarnationHeader(h);
-  if (!incarnation.ok) return incarnation;
+  const guards = parseGuards(h);
+  if (!guards.ok) return guards;
   const close = flag(h.get(H.closed));
-  const base = { close, streamSeq: streamSeq.value, producer: producer.value, incarnation: incarnation.value };
+  const base = { close, ...guards.value };
   if (body.value.length === 0) {
     if (!close) return fail("EMPTY_APPEND", "an append needs a body; send Stream-Closed: true to close without one");
     // A close-only request ignores its Content-Type entirely (spec §5.5).
@@ -107,12 +116,8 @@ export async function parseCreate(req: Request, path: StreamPath, maxBodyBytes: 
     if (!parsed.ok) return parsed;
     attrs = parsed.value;
   }
-  const producer = producerOf(h);
-  if (!producer.ok) return producer;
-  const streamSeq = parseStreamSeq(h.get(H.seq));
-  if (!streamSeq.ok) return streamSeq;
-  const incarnation = parseIncarnationHeader(h);
-  if (!incarnation.ok) return incarnation;
+  const guards = parseGuards(h);
+  if (!guards.ok) return guards;
   const fork = parseFork(h);
   if (!fork.ok) return fork;
   // Without a fork the type is known now, so a bad JSON body is a syntax error like any other.
@@ -126,9 +131,7 @@ export async function parseCreate(req: Request, path: StreamPath, maxBodyBytes: 
     contentType,
     lifetime: lifetime.value,
     close: flag(h.get(H.closed)),
-    streamSeq: streamSeq.value,
-    producer: producer.value,
-    incarnation: incarnation.value,
+    ...guards.value,
     body: body.value,
     attrs,
     fork: fork.value,

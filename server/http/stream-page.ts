@@ -1,0 +1,22 @@
+// One page of a bucket's streams, shared by the public listing (spec §2.4) and the console's
+// introspection API, which differ only in the fields they render.
+
+import { protocolError, type ProtocolError } from "../protocol/errors";
+import type { Page, StreamSummary } from "../storage/store";
+import type { AppDeps } from "./deps";
+import { parseListQuery } from "./list-query";
+import { parseBucketId } from "./paths";
+
+export function streamPage(
+  deps: AppDeps,
+  rawBucket: string,
+  url: URL,
+  defaultLimit: number,
+): ProtocolError | { bucket: string; prefix: string; page: Page<StreamSummary> } {
+  const bucket = parseBucketId(rawBucket);
+  if (!bucket.ok) return bucket.error;
+  const query = parseListQuery(url, defaultLimit);
+  if (!query.ok) return query.error;
+  if (!deps.store.getBucket(bucket.value)) return protocolError("BUCKET_NOT_FOUND", "bucket not found");
+  return { bucket: bucket.value, prefix: query.value.prefix, page: deps.store.listStreams(bucket.value, query.value) };
+}
