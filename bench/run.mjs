@@ -27,7 +27,15 @@ import { buildCases } from "./cases.mjs";
 import { pickBests, runBench } from "./lib/bench.mjs";
 import { evaluateTargets } from "./lib/targets.mjs";
 import { renderReport } from "./lib/report.mjs";
-import { ROOT } from "./lib/servers.mjs";
+import { killAllServers, ROOT } from "./lib/servers.mjs";
+
+// Ctrl-C or a timeout: take the servers under test down too, then exit.
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    killAllServers();
+    process.exit(130);
+  });
+}
 
 const { values: a } = parseArgs({
   options: {

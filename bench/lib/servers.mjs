@@ -98,6 +98,18 @@ export const SERVER_KINDS = {
   },
 };
 
+// Every server child still running, so an interrupted benchmark can take them down with it.
+const live = new Set();
+process.on("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
+/** SIGKILL every server this process started and has not stopped yet. */
+export function killAllServers() {
+  for (const child of live) child.kill("SIGKILL");
+  live.clear();
+}
+
 /**
  * @returns {Promise<{kind:string,label:string,url:string,pid:number,dataDir:string|null,
  *   log:()=>string, cpuSeconds:()=>number, rssKiB:()=>number, alive:()=>boolean, stop:()=>Promise<void>}>}
@@ -114,7 +126,9 @@ export async function startServer(kind) {
     if (log.length > 200_000) log = log.slice(-100_000);
   };
   child.stderr.on("data", keep);
+  live.add(child);
   const exited = new Promise((r) => child.once("exit", (code, sig) => r({ code, sig })));
+  exited.then(() => live.delete(child));
   const url = await new Promise((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`${kind} did not start in 15 s:\n${log}`)), 15_000);
     child.stdout.on("data", (d) => {
