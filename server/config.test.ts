@@ -1,0 +1,55 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, helpText, parseConfig } from "./config";
+
+const run = (argv: string[], env: Record<string, string> = {}) => {
+  const parsed = parseConfig(argv, env);
+  if (parsed.kind !== "run") throw new Error(parsed.kind);
+  return parsed.config;
+};
+
+describe("command line and environment", () => {
+  test("defaults", () => {
+    expect(run([])).toMatchObject({ host: "127.0.0.1", port: 4437, dataDir: "./ursa-data", memory: false, sync: "full", longPollTimeoutMs: 1000, sseMaxDurationMs: 60_000, maxBodyBytes: 32 * 1024 * 1024 });
+  });
+  test("every option can come from the environment, and a flag beats it", () => {
+    const env = {
+      URSA_HOST: "0.0.0.0",
+      URSA_PORT: "9000",
+      URSA_DATA: "/d",
+      URSA_MEMORY: "1",
+      URSA_SYNC: "normal",
+      URSA_LONG_POLL_TIMEOUT_MS: "250",
+      URSA_SSE_MAX_DURATION: "2m",
+      URSA_SSE_HEARTBEAT: "500ms",
+      URSA_MAX_BODY_BYTES: "1024",
+      URSA_MAX_LIVE_READERS: "7",
+    };
+    expect(run([], env)).toEqual({
+      host: "0.0.0.0",
+      port: 9000,
+      dataDir: "/d",
+      memory: true,
+      sync: "normal",
+      longPollTimeoutMs: 250,
+      sseMaxDurationMs: 120_000,
+      sseHeartbeatMs: 500,
+      maxBodyBytes: 1024,
+      maxLiveReaders: 7,
+    });
+    expect(run(["--port", "1234", "--sync", "full"], env)).toMatchObject({ port: 1234, sync: "full" });
+  });
+  test("bad values are refused with the option's name", () => {
+    expect(() => run(["--port", "http"])).toThrow(ConfigError);
+    expect(() => run(["--sync", "sometimes"])).toThrow(/--sync/);
+    expect(() => run(["--sse-max-duration", "1h"])).toThrow(/--sse-max-duration/);
+    expect(() => run(["--nope"])).toThrow();
+  });
+  test("--help lists every option with its environment variable", () => {
+    expect(parseConfig(["--help"], {}).kind).toBe("help");
+    const text = helpText("test");
+    for (const flag of ["--host", "--port", "--data", "--memory", "--sync", "--long-poll-timeout-ms", "--sse-max-duration", "--max-body-bytes"]) {
+      expect(text).toContain(flag);
+    }
+    expect(text).toContain("URSA_LONG_POLL_TIMEOUT_MS");
+  });
+});
