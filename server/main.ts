@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createApp } from "./app";
-import { ConfigError, helpText, parseConfig } from "./config";
+import { helpText, parseConfig } from "./config";
 import { LiveHub } from "./live/hub";
 import { SqliteStore } from "./storage/sqlite-store";
 import pkg from "../package.json" with { type: "json" };
