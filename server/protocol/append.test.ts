@@ -45,7 +45,7 @@ describe("Stream-Seq on appends [SEED]", () => {
     const d = decideAppend(streamState({ lastSeq: "005", tail: 42 }), req({ streamSeq: "004" }));
     expect(d).toMatchObject({ kind: "error", code: "STREAM_SEQ_CONFLICT" });
     if (d.kind !== "error") throw new Error();
-    expect(d.context).toEqual({ nextOffset: 42, lastSeq: "005" });
+    expect(d.context).toEqual({ nextOffset: 42, lastSeq: "005", incarnation: "100" });
   });
   test("[SEED] the scope is the stream: a value is checked against every writer's earlier values", () => {
     let s = run(streamState(), req({ streamSeq: "003", producer: P("a", 0, 0) })).state;
@@ -121,6 +121,11 @@ describe("producer interplay [SEED]", () => {
 });
 
 describe("Stream-Incarnation on appends [SEED]", () => {
+  test("a 403 or 409 about the stream carries its current token, so a client can tell which stream refused", () => {
+    const s = streamState({ incarnation: "200", lastSeq: "009", producers: new Map([["p", producer(2, 0)]]) });
+    expect(decideAppend(s, req({ streamSeq: "001" }))).toMatchObject({ code: "STREAM_SEQ_CONFLICT", context: { incarnation: "200" } });
+    expect(decideAppend(s, req({ producer: P("p", 1, 0) }))).toMatchObject({ code: "PRODUCER_EPOCH_STALE", context: { incarnation: "200" } });
+  });
   test("[SEED] a mismatch answers 412 with the current token, never Stream-Last-Seq, and before any 409", () => {
     const s = streamState({ incarnation: "200", lastSeq: "009", closed: true });
     const d = decideAppend(s, req({ incarnation: "100", streamSeq: "001" }));

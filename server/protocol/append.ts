@@ -41,7 +41,13 @@ export function decideAppend(state: StreamState | undefined, req: AppendRequest)
 
   const mismatch = incarnationMismatch(state, req.incarnation);
   if (mismatch) return mismatch;
+  const decision = decideOnStream(state, req);
+  // A 403 or 409 is about this incarnation; its token lets a client tell (spec §5.4 [REC]).
+  return decision.kind === "error" ? { ...decision, context: { ...decision.context, incarnation: state.incarnation } } : decision;
+}
 
+/** Spec §5.1 Phase B from step 3 on, for a stream that exists and is the incarnation asked for. */
+function decideOnStream(state: StreamState, req: AppendRequest): AppendDecision {
   // Producer deduplication precedes every conflict check [SEED], so a retry of the write that
   // closed the stream, or whose Stream-Seq is no longer greater, is still a duplicate.
   if (req.producer) {
