@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CreateRequest } from "../protocol/create";
-import { Batch, SqliteStore } from "./sqlite-store";
+import { Batch } from "./batch";
+import { SqliteStore } from "./sqlite-store";
 
 const create = (name: string, overrides: Partial<CreateRequest> = {}): CreateRequest => ({
   bucket: "store-t",

@@ -3,8 +3,6 @@
 // and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
 
 import { Database } from "bun:sqlite";
-import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
-import { dirname } from "node:path";
 import { applyAppend, decideAppend, producerAfter, type AppendRequest } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
@@ -14,12 +12,14 @@ import { isExpired } from "../protocol/lifetime";
 import type { ProducerState } from "../protocol/producer";
 import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
+import { Batch } from "./batch";
 import type { CheckpointerStart } from "./checkpointer";
 import { GroupCommit } from "./group-commit";
 import { listBuckets, listStreams } from "./listing";
 import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
 import { SCHEMA, SCHEMA_VERSION } from "./schema";
 import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StreamChange } from "./store";
+import { exitOnSyncFailure, walSync } from "./wal-sync";
 
 export type SyncMode = "full" | "normal";
 
@@ -39,78 +39,6 @@ export interface SqliteStoreOptions {
   onSyncFailure?: (error: unknown) => void;
 }
 
-function exitOnSyncFailure(error: unknown): never {
-  // After a failed fsync nobody can say which committed writes are on disk; acknowledging any
-  // more would be a lie, so stop (as PostgreSQL does) and let recovery replay the WAL.
-  console.error("ursa: fsync of the write-ahead log failed; stopping:", error);
-  process.exit(70);
-}
-
-/**
- * The durable-mode sync: fsync the WAL on Bun's thread pool. SQLite has already written every
- * committed frame to it, so once this returns they survive a power loss, exactly as with
- * synchronous=FULL, without blocking the event loop for the ~1 ms an fsync takes here.
- */
-function walSync(dbPath: string): () => Promise<void> {
-  let fd: number | null = null;
-  return () => {
-    if (fd === null) {
-      fd = openSync(`${dbPath}-wal`, "r");
-      // The WAL file is new: its directory entry must be durable too, once.
-      const dir = openSync(dirname(dbPath), "r");
-      fsyncSync(dir);
-      closeSync(dir);
-    }
-    const walFd = fd;
-    return new Promise<void>((resolve, reject) => fsync(walFd, (error) => (error ? reject(error) : resolve())));
-  };
-}
-
-/**
- * One transaction's view: its own changes, over those of transactions committed but not yet
- * durable, over the durable cache that readers see.
- */
-export class Batch {
-  readonly overlay = new Map<string, StreamState | null>();
-  readonly changes: StreamChange[] = [];
-  /**
-   * Streams whose row must be rewritten before COMMIT: once per batch, not once per write. The
-   * value says whether more than the columns an append changes (the "hot" ones) may differ.
-   */
-  readonly dirty = new Map<string, boolean>();
-  constructor(
-    private readonly pending: Map<string, StreamState | null>,
-    private readonly cache: Map<string, StreamState>,
-  ) {}
-  get(key: string): StreamState | undefined {
-    const mine = this.overlay.get(key);
-    if (mine !== undefined) return mine ?? undefined;
-    const pending = this.pending.get(key);
-    return pending === undefined ? this.cache.get(key) : pending ?? undefined;
-  }
-  put(state: StreamState, onlyHotColumns = false): void {
-    const key = streamKey(state.bucket, state.name);
-    this.overlay.set(key, state);
-    this.dirty.set(key, this.dirty.get(key) === true || !onlyHotColumns);
-  }
-  remove(key: string): void {
-    this.overlay.set(key, null);
-  }
-  /** Sets a producer's entry in place, remembering the old one in case the transaction rolls back. */
-  setProducer(table: Map<string, ProducerState>, id: string, entry: ProducerState): void {
-    this.undo.push({ table, id, previous: table.get(id) });
-    table.set(id, entry);
-  }
-  rollback(): void {
-    for (let i = this.undo.length - 1; i >= 0; i--) {
-      const u = this.undo[i]!;
-      if (u.previous === undefined) u.table.delete(u.id);
-      else u.table.set(u.id, u.previous);
-    }
-    this.undo.length = 0;
-  }
-  private readonly undo: { table: Map<string, ProducerState>; id: string; previous: ProducerState | undefined }[] = [];
-}
 
 export class SqliteStore implements Store {
   private readonly db: Database;

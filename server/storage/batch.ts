@@ -1,0 +1,51 @@
+// One transaction's view of the streams, layered over what is pending and what is durable.
+
+import type { ProducerState } from "../protocol/producer";
+import { streamKey, type StreamState } from "../protocol/state";
+import type { StreamChange } from "./store";
+
+/**
+ * One transaction's view: its own changes, over those of transactions committed but not yet
+ * durable, over the durable cache that readers see.
+ */
+export class Batch {
+  readonly overlay = new Map<string, StreamState | null>();
+  readonly changes: StreamChange[] = [];
+  /**
+   * Streams whose row must be rewritten before COMMIT: once per batch, not once per write. The
+   * value says whether more than the columns an append changes (the "hot" ones) may differ.
+   */
+  readonly dirty = new Map<string, boolean>();
+  constructor(
+    private readonly pending: Map<string, StreamState | null>,
+    private readonly cache: Map<string, StreamState>,
+  ) {}
+  get(key: string): StreamState | undefined {
+    const mine = this.overlay.get(key);
+    if (mine !== undefined) return mine ?? undefined;
+    const pending = this.pending.get(key);
+    return pending === undefined ? this.cache.get(key) : pending ?? undefined;
+  }
+  put(state: StreamState, onlyHotColumns = false): void {
+    const key = streamKey(state.bucket, state.name);
+    this.overlay.set(key, state);
+    this.dirty.set(key, this.dirty.get(key) === true || !onlyHotColumns);
+  }
+  remove(key: string): void {
+    this.overlay.set(key, null);
+  }
+  /** Sets a producer's entry in place, remembering the old one in case the transaction rolls back. */
+  setProducer(table: Map<string, ProducerState>, id: string, entry: ProducerState): void {
+    this.undo.push({ table, id, previous: table.get(id) });
+    table.set(id, entry);
+  }
+  rollback(): void {
+    for (let i = this.undo.length - 1; i >= 0; i--) {
+      const u = this.undo[i]!;
+      if (u.previous === undefined) u.table.delete(u.id);
+      else u.table.set(u.id, u.previous);
+    }
+    this.undo.length = 0;
+  }
+  private readonly undo: { table: Map<string, ProducerState>; id: string; previous: ProducerState | undefined }[] = [];
+}
