@@ -46,6 +46,7 @@ const scenarios: Scenario[] = [
   { name: "bucket longer than 64", method: "PUT", path: `/${long(65)}/s`, status: 400, code: "INVALID_BUCKET_ID" },
   { name: "stream id with ..", method: "PUT", path: "/test-b/a..b", status: 400, code: "INVALID_STREAM_ID", absent: "test-b/a..b" },
   { name: "stream id with %2F", method: "PUT", path: "/test-b/a%2Fb", status: 400, code: "INVALID_STREAM_ID", absent: "test-b/a/b" },
+  { name: "stream id with a malformed escape", method: "PUT", path: "/test-b/a%ZZ", status: 400, code: "INVALID_STREAM_ID", absent: "test-b/a%ZZ" },
   { name: "stream id with NUL", method: "PUT", path: "/test-b/a%00b", status: 400, code: "INVALID_STREAM_ID" },
   { name: "stream id over 122 bytes", method: "PUT", path: `/test-b/${long(123)}`, status: 400, code: "INVALID_STREAM_ID" },
   { name: "bucket+stream over 122 bytes", method: "PUT", path: `/test-b/${long(116)}`, status: 400, code: "INVALID_STREAM_ID" },

@@ -48,7 +48,18 @@ export function streamRoutes(deps: AppDeps): Hono {
   });
 
   app.all("/:bucket/:stream", (c) => {
-    const path = parseStreamPath(c.req.param("bucket"), c.req.param("stream"));
+    // Decode the raw segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
+    // and spec §1.1 wants each segment decoded once and then validated.
+    const [, rawBucket, rawStream] = new URL(c.req.url).pathname.split("/");
+    let bucket: string;
+    let name: string;
+    try {
+      bucket = decodeURIComponent(rawBucket!);
+      name = decodeURIComponent(rawStream!);
+    } catch {
+      return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
+    }
+    const path = parseStreamPath(bucket, name);
     return path.ok ? dispatch(deps, c.req.raw, path.value) : renderError(path.error);
   });
 
