@@ -101,6 +101,18 @@ describe("SSE (spec §4.4)", () => {
     expect(data).toEqual(["cd", "ef"]);
     expect(text).toContain('"streamNextOffset":"0000000000000000_0000000000000006"');
   });
+  test("a subscriber that stops reading is cut off once 8 MiB wait unsent, rather than buffered without bound", async () => {
+    const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
+    const mib = "x".repeat(1024 * 1024);
+    for (let i = 0; i < 10; i++) await h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: mib });
+    const started = Date.now();
+    const text = await res.text();
+    // The session ended by itself (the harness would otherwise keep it open for 2 s), and
+    // what it did send ends on a control event the client can resume from.
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(text.length).toBeLessThan(10 * 1024 * 1024);
+    expect(text).toMatch(/event: control\ndata:\{[^\n]*\}\n\n$/);
+  });
   test("[SEED] deletion while subscribed sends event: error and ends", async () => {
     const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
     setTimeout(() => void h.request("DELETE", "/live-b/s"), 30);

@@ -35,6 +35,7 @@ export class LiveHub {
   /** Resolves on the next commit that touches stream `id`, its deletion, the timeout, or shutdown. */
   wait(id: number, timeoutMs: number, signal?: AbortSignal): Promise<Wake> {
     if (this.shuttingDown) return Promise.resolve("shutdown");
+    if (signal?.aborted) return Promise.resolve("aborted");
     return new Promise<Wake>((resolve) => {
       let set = this.waiters.get(id);
       if (!set) this.waiters.set(id, (set = new Set()));

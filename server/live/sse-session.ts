@@ -26,22 +26,38 @@ export interface SseSessionOptions {
 
 const encoder = new TextEncoder();
 
+/**
+ * A subscriber that stops reading must not make the server buffer without bound: past this many
+ * unsent bytes the response ends, and the client resumes from its last control event's offset.
+ */
+export const SSE_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
 export function sseBody(o: SseSessionOptions): ReadableStream<Uint8Array> {
   const stop = new AbortController();
   o.signal.addEventListener("abort", () => stop.abort(), { once: true });
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (text: string) => controller.enqueue(encoder.encode(text));
-      try {
-        await run(o, send, stop.signal);
-      } finally {
-        if (!stop.signal.aborted) controller.close();
-      }
+  return new ReadableStream<Uint8Array>(
+    {
+      async start(controller) {
+        const send = (text: string) => {
+          controller.enqueue(encoder.encode(text));
+          if (controller.desiredSize! < -SSE_MAX_QUEUED_BYTES) stop.abort();
+        };
+        try {
+          await run(o, send, stop.signal);
+        } finally {
+          try {
+            controller.close();
+          } catch {
+            // The client cancelled the response already.
+          }
+        }
+      },
+      cancel() {
+        stop.abort();
+      },
     },
-    cancel() {
-      stop.abort();
-    },
-  });
+    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+  );
 }
 
 function control(state: StreamState, end: number, cursor: string | null): Control {
