@@ -51,3 +51,13 @@ export function parseStreamUrlPath(path: string): Parsed<StreamPath> {
   if (segments.length === 3 && segments[0] === "") return parseStreamPath(segments[1]!, segments[2]!);
   return fail("INVALID_STREAM_ID", `${JSON.stringify(path)} is not a stream path`);
 }
+
+/** The still-encoded path of a request URL, without building a URL object on the hot path. */
+export function rawPathname(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  const hash = url.indexOf("#", start);
+  const end = query >= 0 ? query : hash >= 0 ? hash : url.length;
+  return url.slice(start, end);
+}

@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
-import { DEFAULT_BUCKET, parseStreamPath, V1_PREFIX, type StreamPath } from "./paths";
+import { DEFAULT_BUCKET, parseStreamPath, rawPathname, V1_PREFIX, type StreamPath } from "./paths";
 import { headStream, readStream } from "./reads";
 import { appendToStream, createStream, deleteStream } from "./writes";
 
@@ -34,7 +34,7 @@ export function streamRoutes(deps: AppDeps): Hono {
   const app = new Hono();
 
   app.all("/v1/stream/*", (c) => {
-    const raw = new URL(c.req.url).pathname.slice(V1_PREFIX.length);
+    const raw = rawPathname(c.req.url).slice(V1_PREFIX.length);
     // The DS subscription prefix is reserved and not implemented (spec §2.23).
     if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
     let name: string;
@@ -50,7 +50,7 @@ export function streamRoutes(deps: AppDeps): Hono {
   app.all("/:bucket/:stream", (c) => {
     // Decode the raw segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
     // and spec §1.1 wants each segment decoded once and then validated.
-    const [, rawBucket, rawStream] = new URL(c.req.url).pathname.split("/");
+    const [, rawBucket, rawStream] = rawPathname(c.req.url).split("/");
     let bucket: string;
     let name: string;
     try {

@@ -8,8 +8,22 @@ export const DEFAULT_CONTENT_TYPE = "application/octet-stream";
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 const PARAM_VALUE = /^(?:[!#$%&'*+.^_`|~0-9a-z-]+|"(?:[^"\\\r\n]|\\.)*")$/;
 
+// Clients send the same few Content-Type strings on every append; remembering their parse keeps
+// it off the hot path. Bounded, so arbitrary strings cannot grow it.
+const parsedTypes = new Map<string, Parsed<string>>();
+const MAX_REMEMBERED_TYPES = 256;
+
 /** Split on `;`, trim, drop empties, lowercase everything (parameter values too), rejoin with "; ". */
 export function parseContentType(raw: string): Parsed<string> {
+  let parsed = parsedTypes.get(raw);
+  if (parsed === undefined) {
+    if (parsedTypes.size >= MAX_REMEMBERED_TYPES) parsedTypes.clear();
+    parsedTypes.set(raw, (parsed = parseContentTypeUncached(raw)));
+  }
+  return parsed;
+}
+
+function parseContentTypeUncached(raw: string): Parsed<string> {
   const pieces = raw
     .split(";")
     .map((p) => p.trim().toLowerCase())
