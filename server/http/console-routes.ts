@@ -4,6 +4,7 @@
 import { Hono } from "hono";
 import { join, normalize } from "node:path";
 import { baseHeaders } from "./headers";
+import { empty } from "./respond";
 
 export const WEB_ROOT = import.meta.dir.startsWith("/$bunfs/") ? join(import.meta.dir, "dist") : join(import.meta.dir, "..", "..", "web", "dist");
 
@@ -16,7 +17,7 @@ export function consoleRoutes(webRoot: string): Hono {
     const rel = normalize(c.req.path.slice("/ui".length));
     let file = Bun.file(join(webRoot, rel));
     if (rel.endsWith("/") || !(await file.exists())) {
-      if (rel.startsWith("/assets/")) return c.body(null, 404, Object.fromEntries(baseHeaders()));
+      if (rel.startsWith("/assets/")) return empty(404);
       // Console routes are client-side: every other path is the app itself.
       file = Bun.file(join(webRoot, "index.html"));
     }

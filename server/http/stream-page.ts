@@ -17,6 +17,6 @@ export function streamPage(
   if (!bucket.ok) return bucket.error;
   const query = parseListQuery(url, defaultLimit);
   if (!query.ok) return query.error;
-  if (!deps.store.getBucket(bucket.value)) return protocolError("BUCKET_NOT_FOUND", "bucket not found");
+  if (!deps.store.hasBucket(bucket.value)) return protocolError("BUCKET_NOT_FOUND", "bucket not found");
   return { bucket: bucket.value, prefix: query.value.prefix, page: deps.store.listStreams(bucket.value, query.value) };
 }

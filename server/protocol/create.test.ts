@@ -1,21 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { decideCreate, type CreateRequest } from "./create";
-import { streamState } from "./testing-state";
+import { decideCreate } from "./create";
+import { createRequest, streamState } from "./testing-state";
 
-const req = (overrides: Partial<CreateRequest> = {}): CreateRequest => ({
-  bucket: "test",
-  name: "s",
-  contentType: "application/json",
-  lifetime: { ttlSeconds: null, expiresAtMs: null },
-  close: false,
-  streamSeq: null,
-  producer: null,
-  incarnation: null,
-  body: new Uint8Array(0),
-  attrs: null,
-  fork: null,
-  ...overrides,
-});
+const req = createRequest;
 
 describe("PUT and Stream-Seq [SEED]", () => {
   test("[SEED] a PUT that creates the stream stores its Stream-Seq as the starting value without checking it", () => {

@@ -1,5 +1,6 @@
-// A stream state for protocol unit tests, with overridable fields.
+// A stream state and a create request for unit tests, with overridable fields.
 
+import type { CreateRequest } from "./create";
 import type { ProducerState } from "./producer";
 import type { StreamState } from "./state";
 
@@ -31,4 +32,21 @@ export function streamState(overrides: Partial<StreamState> = {}): StreamState {
 
 export function producer(epoch: number, lastSeq: number, lastStart = 0, lastNext = 10): ProducerState {
   return { epoch, lastSeq, lastStart, lastNext, updatedAtMs: 0 };
+}
+
+export function createRequest(overrides: Partial<CreateRequest> = {}): CreateRequest {
+  return {
+    bucket: "test",
+    name: "s",
+    contentType: "application/json",
+    lifetime: { ttlSeconds: null, expiresAtMs: null },
+    close: false,
+    streamSeq: null,
+    producer: null,
+    incarnation: null,
+    body: new Uint8Array(0),
+    attrs: null,
+    fork: null,
+    ...overrides,
+  };
 }

@@ -23,11 +23,7 @@ export function listStreams(
       `SELECT name FROM streams WHERE bucket = ? AND name ${inclusive ? ">=" : ">"} ? AND name < ? AND soft_deleted = 0 ORDER BY name LIMIT ?`,
     )
     .all(bucket, low, upperBound(query.prefix), query.limit + 1);
-  const total = db
-    .query<{ n: number }, [string, string, string]>(
-      "SELECT count(*) AS n FROM streams WHERE bucket = ? AND name >= ? AND name < ? AND soft_deleted = 0",
-    )
-    .get(bucket, query.prefix, upperBound(query.prefix))!.n;
+  const total = countStreams(db, bucket, query.prefix);
   const hasMore = names.length > query.limit;
   const page = names.slice(0, query.limit);
   const items: StreamSummary[] = [];
@@ -36,6 +32,15 @@ export function listStreams(
     if (s) items.push(summarize(s));
   }
   return { items, total, hasMore, nextCursor: hasMore ? page[page.length - 1]!.name : null };
+}
+
+/** Streams in the bucket whose ID starts with `prefix` (soft-deleted sources excluded). */
+export function countStreams(db: Database, bucket: string, prefix: string): number {
+  return db
+    .query<{ n: number }, [string, string, string]>(
+      "SELECT count(*) AS n FROM streams WHERE bucket = ? AND name >= ? AND name < ? AND soft_deleted = 0",
+    )
+    .get(bucket, prefix, upperBound(prefix))!.n;
 }
 
 export function listBuckets(db: Database, query: ListQuery): Page<{ bucket_id: string; stream_count: number }> {

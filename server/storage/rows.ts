@@ -69,6 +69,8 @@ export function rowToState(row: StreamRow, producers: Map<string, ProducerState>
 const STREAM_COLUMNS =
   "bucket, name, incarnation, content_type, tail, message_count, closed, closed_by, last_seq, ttl_s, expires_at_ms, touched_at_ms, created_at_ms, last_write_at_ms, fork_source_key, fork_source_id, fork_offset, fork_sub_offset, soft_deleted, attrs";
 
+const closedByText = (s: StreamState) => (s.closedBy === null ? null : JSON.stringify(s.closedBy));
+
 function stateParams(s: StreamState) {
   return [
     s.bucket,
@@ -78,7 +80,7 @@ function stateParams(s: StreamState) {
     s.tail,
     s.messageCount,
     s.closed ? 1 : 0,
-    s.closedBy === null ? null : JSON.stringify(s.closedBy),
+    closedByText(s),
     s.lastSeq,
     s.ttlSeconds,
     s.expiresAtMs,
@@ -178,7 +180,7 @@ export class Statements {
       s.tail,
       s.messageCount,
       s.closed ? 1 : 0,
-      s.closedBy === null ? null : JSON.stringify(s.closedBy),
+      closedByText(s),
       s.lastSeq,
       s.touchedAtMs,
       s.lastWriteAtMs,

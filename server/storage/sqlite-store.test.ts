@@ -3,23 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CreateRequest } from "../protocol/create";
+import { createRequest } from "../protocol/testing-state";
 import { Batch } from "./batch";
 import { SqliteStore } from "./sqlite-store";
 
-const create = (name: string, overrides: Partial<CreateRequest> = {}): CreateRequest => ({
-  bucket: "store-t",
-  name,
-  contentType: "text/plain",
-  lifetime: { ttlSeconds: null, expiresAtMs: null },
-  close: false,
-  streamSeq: null,
-  producer: null,
-  incarnation: null,
-  body: new Uint8Array(0),
-  attrs: null,
-  fork: null,
-  ...overrides,
-});
+const create = (name: string, overrides: Partial<CreateRequest> = {}) =>
+  createRequest({ bucket: "store-t", name, contentType: "text/plain", ...overrides });
 const bytes = (s: string) => new TextEncoder().encode(s);
 
 describe("Batch", () => {

@@ -15,7 +15,7 @@ import { streamKey, type StreamState } from "../protocol/state";
 import { Batch } from "./batch";
 import type { CheckpointerStart } from "./checkpointer";
 import { GroupCommit } from "./group-commit";
-import { listBuckets, listStreams } from "./listing";
+import { countStreams, listBuckets, listStreams } from "./listing";
 import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
 import { SCHEMA, SCHEMA_VERSION } from "./schema";
 import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StreamChange } from "./store";
@@ -138,7 +138,7 @@ export class SqliteStore implements Store {
     this.listeners.push(listener);
   }
 
-  // ---- reads: committed state only -------------------------------------------------------
+  // ---- reads: durable state only ---------------------------------------------------------
 
   get(key: string): StreamState | undefined {
     const state = this.cache.get(key);
@@ -253,10 +253,14 @@ export class SqliteStore implements Store {
     });
   }
 
+  hasBucket(bucket: string): boolean {
+    return this.st.getBucket.get(bucket) !== null;
+  }
+
   getBucket(bucket: string) {
     const row = this.st.getBucket.get(bucket);
     if (!row) return undefined;
-    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: listStreams(this.db, (k) => this.get(k), bucket, { prefix: "", after: null, limit: 1 }).total };
+    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: countStreams(this.db, bucket, "") };
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {

@@ -60,6 +60,7 @@ export interface Store {
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome>;
 
   putBucket(bucket: string): Promise<"created" | "exists">;
+  hasBucket(bucket: string): boolean;
   getBucket(bucket: string): { bucket_id: string; streams: number; created_at_ms: number } | undefined;
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty">;
   listBuckets(query: ListQuery): Page<{ bucket_id: string; stream_count: number }>;
