@@ -2,6 +2,7 @@
 
 import type { ProducerState } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
+import { LogWrites } from "./message-log";
 import type { StreamChange } from "./store";
 
 /**
@@ -11,6 +12,7 @@ import type { StreamChange } from "./store";
 export class Batch {
   readonly overlay = new Map<string, StreamState | null>();
   readonly changes: StreamChange[] = [];
+  readonly log = new LogWrites();
   /**
    * Streams whose row must be rewritten before COMMIT: once per batch, not once per write. The
    * value says whether more than the columns an append changes (the "hot" ones) may differ.
@@ -30,6 +32,10 @@ export class Batch {
     const key = streamKey(state.bucket, state.name);
     this.overlay.set(key, state);
     this.dirty.set(key, this.dirty.get(key) === true || !onlyHotColumns);
+  }
+  /** A change whose row the message log writes later (its log rows carry it meanwhile). */
+  putDeferred(state: StreamState): void {
+    this.overlay.set(streamKey(state.bucket, state.name), state);
   }
   remove(key: string): void {
     this.overlay.set(key, null);

@@ -105,17 +105,8 @@ export class Statements {
   readonly updateTouch: Statement;
   private readonly updateHotColumns: Statement;
   readonly deleteStreamRow: Statement;
-  readonly deleteMessages: Statement;
   readonly deleteProducers: Statement;
-  readonly insertMessage: Statement;
   readonly upsertProducer: Statement;
-  readonly readFrom: Statement<{ start: number; data: Uint8Array }>;
-  readonly messageAt: Statement<{ seg: number }>;
-  readonly appendRows: Statement<{ start: number; seg: number; len: number }>;
-  readonly copyBelow: Statement;
-  readonly copyRows: Statement;
-  readonly copyPrefix: Statement;
-  readonly countBelow: Statement<{ n: number }>;
   readonly insertBucket: Statement;
   readonly getBucket: Statement<{ bucket_id: string; created_at_ms: number }>;
   readonly deleteBucket: Statement;
@@ -136,29 +127,12 @@ export class Statements {
       "UPDATE streams SET tail = ?, message_count = ?, closed = ?, closed_by = ?, last_seq = ?, touched_at_ms = ?, last_write_at_ms = ? WHERE id = ?",
     );
     this.deleteStreamRow = db.prepare("DELETE FROM streams WHERE id = ?");
-    this.deleteMessages = db.prepare("DELETE FROM msgs WHERE stream_id = ?");
     this.deleteProducers = db.prepare("DELETE FROM producers WHERE stream_id = ?");
-    this.insertMessage = db.prepare("INSERT INTO msgs (stream_id, start, seg, data) VALUES (?, ?, ?, ?)");
     this.upsertProducer = db.prepare(
       `INSERT INTO producers (stream_id, producer_id, epoch, last_seq, last_start, last_next, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (stream_id, producer_id) DO UPDATE SET epoch = excluded.epoch, last_seq = excluded.last_seq,
        last_start = excluded.last_start, last_next = excluded.last_next, updated_at_ms = excluded.updated_at_ms`,
     );
-    // Starts at the message holding `start` (reads may begin inside a byte-stream append).
-    this.readFrom = db.prepare(
-      `SELECT start, data FROM msgs WHERE stream_id = ?1 AND start < ?3
-       AND start >= coalesce((SELECT max(start) FROM msgs WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY start`,
-    );
-    this.messageAt = db.prepare("SELECT seg FROM msgs WHERE stream_id = ? AND start = ?");
-    this.appendRows = db.prepare("SELECT start, seg, length(data) AS len FROM msgs WHERE stream_id = ? AND start >= ? ORDER BY start");
-    this.copyBelow = db.prepare("INSERT INTO msgs (stream_id, start, seg, data) SELECT ?, start, seg, data FROM msgs WHERE stream_id = ? AND start < ?");
-    this.copyRows = db.prepare(
-      "INSERT INTO msgs (stream_id, start, seg, data) SELECT ?, start, seg, data FROM msgs WHERE stream_id = ? AND start >= ? AND start < ?",
-    );
-    this.copyPrefix = db.prepare(
-      "INSERT INTO msgs (stream_id, start, seg, data) SELECT ?, start, seg, substr(data, 1, ?) FROM msgs WHERE stream_id = ? AND start = ?",
-    );
-    this.countBelow = db.prepare("SELECT count(*) AS n FROM msgs WHERE stream_id = ? AND start < ?");
     this.insertBucket = db.prepare("INSERT OR IGNORE INTO buckets (bucket_id, created_at_ms) VALUES (?, ?)");
     this.getBucket = db.prepare("SELECT bucket_id, created_at_ms FROM buckets WHERE bucket_id = ?");
     this.deleteBucket = db.prepare("DELETE FROM buckets WHERE bucket_id = ?");
@@ -174,7 +148,7 @@ export class Statements {
     this.updateStream.run(...stateParams(state), state.id);
   }
 
-  /** Just the columns an append changes (applyAppend), the common case. */
+  /** Just the columns an append changes (applyAppend). */
   updateHot(s: StreamState): void {
     this.updateHotColumns.run(
       s.tail,

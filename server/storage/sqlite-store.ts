@@ -3,7 +3,7 @@
 // and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
 
 import { Database } from "bun:sqlite";
-import { applyAppend, decideAppend, producerAfter, type AppendRequest } from "../protocol/append";
+import { applyAppend, decideAppend, producerAfter, type AppendEffect, type AppendRequest } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
 import { isProtocolError } from "../protocol/errors";
@@ -16,8 +16,9 @@ import { Batch } from "./batch";
 import type { CheckpointerStart } from "./checkpointer";
 import { GroupCommit } from "./group-commit";
 import { countStreams, listBuckets, listStreams } from "./listing";
+import { MessageLog } from "./message-log";
 import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
-import { SCHEMA, SCHEMA_VERSION } from "./schema";
+import { MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION } from "./schema";
 import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StreamChange } from "./store";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
 
@@ -35,6 +36,8 @@ export interface SqliteStoreOptions {
    * the entry module (main.ts), the only location the bundle keeps.
    */
   checkpointerUrl?: URL;
+  /** How often deferred index and summary rows are written (message-log.ts). */
+  materializeEveryMs?: number;
   /** What to do when the disk refuses a sync; by default the process exits. */
   onSyncFailure?: (error: unknown) => void;
 }
@@ -43,6 +46,7 @@ export interface SqliteStoreOptions {
 export class SqliteStore implements Store {
   private readonly db: Database;
   private readonly st: Statements;
+  private readonly log: MessageLog;
   /** Durable state: what reads see. */
   private readonly cache = new Map<string, StreamState>();
   /** Committed, not yet durable: what the next writes are decided against. */
@@ -55,6 +59,7 @@ export class SqliteStore implements Store {
   private lastIncarnation = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private checkpointer: Worker | undefined;
+  private materializeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
@@ -72,9 +77,11 @@ export class SqliteStore implements Store {
       this.checkpointer = new Worker(options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url));
       this.checkpointer.postMessage({ path: options.path, intervalMs: 100 } satisfies CheckpointerStart);
     }
-    this.db.exec(SCHEMA);
-    this.st = new Statements(this.db);
     this.migrate();
+    this.st = new Statements(this.db);
+    this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
+    this.lastIncarnation = Number(this.st.getMeta.get("last_incarnation")?.value ?? 0);
+    this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs);
     this.load();
     this.writes = new GroupCommit<Batch>({
       begin: this.st.begin,
@@ -89,9 +96,12 @@ export class SqliteStore implements Store {
           if (full) this.st.update(state);
           else this.st.updateHot(state);
         }
+        if (this.log.due(batch)) this.log.materialize(batch);
       },
       committed: (batch) => {
         for (const [key, state] of batch.overlay) this.pending.set(key, state);
+        this.log.committed(batch);
+        this.scheduleMaterialize();
       },
       durable: (batch) => this.install(batch),
       sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
@@ -102,12 +112,14 @@ export class SqliteStore implements Store {
   }
 
   private migrate(): void {
-    const version = this.st.getMeta.get("schema_version");
-    if (version && Number(version.value) !== SCHEMA_VERSION) {
-      throw new Error(`database schema version ${version.value} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
+    const hasMeta = this.db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== null;
+    const row = hasMeta ? this.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema_version'").get() : null;
+    const version = row ? Number(row.value) : SCHEMA_VERSION;
+    if (version === 2) this.db.transaction(() => this.db.exec(MIGRATE_2_TO_3))();
+    else if (version !== SCHEMA_VERSION) {
+      throw new Error(`database schema version ${version} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
     }
-    this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
-    this.lastIncarnation = Number(this.st.getMeta.get("last_incarnation")?.value ?? 0);
+    this.db.exec(SCHEMA);
   }
 
   private load(): void {
@@ -120,9 +132,27 @@ export class SqliteStore implements Store {
     const refs = new Map<number, number>();
     const rows = this.db.query<StreamRow, []>("SELECT * FROM streams").all();
     for (const r of rows) if (r.fork_source_id !== null) refs.set(r.fork_source_id, (refs.get(r.fork_source_id) ?? 0) + 1);
+    const byId = new Map<number, { key: string; state: StreamState }>();
     for (const r of rows) {
-      this.cache.set(streamKey(r.bucket, r.name), rowToState(r, producers.get(r.id) ?? new Map(), refs.get(r.id) ?? 0));
+      byId.set(r.id, { key: streamKey(r.bucket, r.name), state: rowToState(r, producers.get(r.id) ?? new Map(), refs.get(r.id) ?? 0) });
     }
+    this.log.replay(byId);
+    for (const { key, state } of byId.values()) this.cache.set(key, state);
+  }
+
+  /** Writes what the log deferred once writes pause, so a restart has little to replay. */
+  private scheduleMaterialize(): void {
+    if (this.materializeTimer !== undefined || !this.log.deferred) return;
+    this.materializeTimer = setTimeout(() => {
+      this.materializeTimer = undefined;
+      if (!this.log.deferred) return;
+      this.writes
+        .submit((tx) => {
+          if (tx.log.materializedUpTo === null) this.log.materialize(tx);
+        })
+        .catch(() => this.scheduleMaterialize());
+    }, this.log.everyMs);
+    this.materializeTimer.unref();
   }
 
   private install(batch: Batch): void {
@@ -153,7 +183,7 @@ export class SqliteStore implements Store {
     if (start >= state.tail) return { chunks: [], end: start };
     const end = Math.min(state.tail, start + limitBytes);
     // Array mode always carries at least one whole message, however large (spec §4.2).
-    const rows = this.st.readFrom.all(state.id, start, wholeMessages ? Math.max(end, start + 1) : end);
+    const rows = this.log.read(state.id, start, wholeMessages ? Math.max(end, start + 1) : end);
     const chunks: Uint8Array[] = [];
     if (wholeMessages) {
       let pos = start;
@@ -173,7 +203,7 @@ export class SqliteStore implements Store {
   }
 
   isMessageStart(state: StreamState, offset: number): boolean {
-    return offset === state.tail || this.st.messageAt.get(state.id, offset) !== null;
+    return offset === state.tail || this.log.isMessageStart(state.id, offset);
   }
 
   renewTtl(key: string): void {
@@ -201,16 +231,8 @@ export class SqliteStore implements Store {
       const state = this.live(tx, key);
       const decision = decideAppend(state, request);
       if (decision.kind !== "accepted") return decision;
-      const now = this.now();
+      const next = this.applyEffect(tx, key, state!, decision.effect);
       const { effect } = decision;
-      let pos = effect.start;
-      for (const m of effect.messages) {
-        this.st.insertMessage.run(state!.id, pos, effect.start, m);
-        pos += m.length;
-      }
-      const next = applyAppend(state!, effect, now);
-      if (effect.producer) this.saveProducer(tx, next, producerAfter({ ...effect, producer: effect.producer }, now), effect.producer.id);
-      tx.put(next, true);
       tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
       return decision;
     });
@@ -222,12 +244,12 @@ export class SqliteStore implements Store {
       const source = request.fork
         ? (() => {
             const state = this.live(tx, request.fork.sourceKey);
-            return { state, appendAt: (offset: number) => this.appendAt(state!, offset) };
+            return { state, appendAt: (offset: number) => this.log.appendAt(tx, state!, offset) };
           })()
         : null;
       const decision = decideCreate(existing, request, source);
       if (decision.kind !== "create") return decision;
-      const state = this.materialize(tx, decision.plan);
+      const state = this.createStream(tx, key, decision.plan);
       return { kind: "created", state };
     });
   }
@@ -291,6 +313,9 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearTimeout(this.materializeTimer);
+    await this.writes.drain();
+    if (this.log.deferred) await this.writes.submit((tx) => this.log.materialize(tx));
     await this.writes.drain();
     await this.checkpointer?.terminate();
     this.db.close();
@@ -307,19 +332,7 @@ export class SqliteStore implements Store {
     return state.forkRefs > 0 ? tx.get(key) : undefined;
   }
 
-  private appendAt(state: StreamState, offset: number): number[] | null {
-    if (offset === state.tail) return [];
-    const at = this.st.messageAt.get(state.id, offset);
-    if (!at || at.seg !== offset) return null;
-    const lengths: number[] = [];
-    for (const row of this.st.appendRows.iterate(state.id, offset)) {
-      if (row.seg !== offset) break;
-      lengths.push(row.len);
-    }
-    return lengths;
-  }
-
-  private materialize(tx: Batch, plan: CreatePlan): StreamState {
+  private createStream(tx: Batch, key: string, plan: CreatePlan): StreamState {
     const now = this.now();
     this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
     const incarnation = String(this.lastIncarnation);
@@ -352,38 +365,39 @@ export class SqliteStore implements Store {
       // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
       // source later (appends, deletion) can reach it.
       const { sourceId, offset, subBytes, subMessages } = plan.fork;
-      this.st.copyBelow.run(state.id, sourceId, offset);
-      const below = this.st.countBelow.get(sourceId, offset)!.n;
-      if (subBytes > 0) {
-        if (!isJsonType(state.contentType)) this.st.copyPrefix.run(state.id, subBytes, sourceId, offset);
-        else this.st.copyRows.run(state.id, sourceId, offset, offset + subBytes);
-      }
+      const below = this.log.copyForFork(tx, state.id, sourceId, offset, subBytes, isJsonType(state.contentType));
       state = { ...state, tail: offset + subBytes, messageCount: below + subMessages };
       const source = tx.get(plan.fork.sourceKey)!;
       tx.put({ ...source, forkRefs: source.forkRefs + 1 });
     }
     if (plan.messages.length > 0 || plan.close || plan.producer) {
-      const start = state.tail;
-      let pos = start;
-      for (const m of plan.messages) {
-        this.st.insertMessage.run(state.id, pos, start, m);
-        pos += m.length;
-      }
-      const effect = { start, messages: plan.messages, bytes: pos - start, close: plan.close, streamSeq: null, producer: plan.producer };
-      state = applyAppend(state, effect, now);
-      if (plan.producer) this.saveProducer(tx, state, producerAfter({ ...effect, producer: plan.producer }, now), plan.producer.id);
+      const bytes = plan.messages.reduce((sum, m) => sum + m.length, 0);
+      const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer };
+      state = this.applyEffect(tx, key, state, effect);
     }
     tx.put(state);
     return state;
   }
 
-  private saveProducer(tx: Batch, state: StreamState, p: ProducerState, producerId: string): void {
-    tx.setProducer(state.producers, producerId, p);
-    this.st.upsertProducer.run(state.id, producerId, p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs);
+  /** An accepted append: its log rows, its producer's entry and the stream's next state. */
+  private applyEffect(tx: Batch, key: string, state: StreamState, effect: AppendEffect): StreamState {
+    const now = this.now();
+    const next = applyAppend(state, effect, now);
+    const producer = effect.producer && producerAfter({ ...effect, producer: effect.producer }, now);
+    if (producer) tx.setProducer(next.producers, effect.producer!.id, producer);
+    if (effect.messages.length > 0) this.log.write(tx, key, next, effect, now);
+    else if (producer) {
+      // Nothing in the log carries a close-only request's producer, so its row is written now.
+      this.st.upsertProducer.run(next.id, effect.producer!.id, producer.epoch, producer.lastSeq, producer.lastStart, producer.lastNext, producer.updatedAtMs);
+    }
+    // An append's stream-row changes ride on its log rows; a close is written at once.
+    if (effect.messages.length > 0 && !effect.close) tx.putDeferred(next);
+    else tx.put(next, true);
+    return next;
   }
 
   private softDelete(tx: Batch, state: StreamState): void {
-    this.st.deleteMessages.run(state.id);
+    this.log.deleteStream(tx, state.id);
     this.st.deleteProducers.run(state.id);
     tx.put({ ...state, softDeleted: true, producers: new Map() });
     tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
@@ -391,7 +405,7 @@ export class SqliteStore implements Store {
 
   private hardDelete(tx: Batch, state: StreamState): void {
     const key = streamKey(state.bucket, state.name);
-    this.st.deleteMessages.run(state.id);
+    this.log.deleteStream(tx, state.id);
     this.st.deleteProducers.run(state.id);
     this.st.deleteStreamRow.run(state.id);
     this.touchPersistedAt.delete(state.id);

@@ -1,0 +1,222 @@
+// The deferred log (message-log.ts) against a model: whatever mix of appends, forced and skipped
+// materializations and crashes, every stream reads back byte for byte, with its Stream-Seq,
+// message count and producers, from memory, from the index, and across the boundary between them.
+
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import type { AppendRequest } from "../protocol/append";
+import { createRequest } from "../protocol/testing-state";
+import { SqliteStore } from "./sqlite-store";
+
+const BUCKET = "log-t";
+const TYPES = ["text/plain", "text/plain", "application/json"] as const;
+const key = (i: number) => `${BUCKET}/s${i}`;
+
+interface Model {
+  bytes: number[];
+  starts: number[];
+  messages: Uint8Array[];
+  lastSeq: string | null;
+  producer: { epoch: number; lastSeq: number; lastStart: number; lastNext: number } | null;
+}
+
+type Op =
+  | { kind: "append"; stream: number; messages: Uint8Array[]; producer: boolean; seq: boolean }
+  | { kind: "burst"; streams: number[] }
+  | { kind: "churn" }
+  | { kind: "crash" };
+
+const message = fc.uint8Array({ minLength: 1, maxLength: 12 });
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("append" as const), stream: fc.integer({ min: 0, max: 2 }), messages: fc.array(message, { minLength: 1, maxLength: 3 }), producer: fc.boolean(), seq: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("burst" as const), streams: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 6 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "churn" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
+);
+
+/** What is on disk at this moment, as a kill -9 would leave it: the WAL first, then the database. */
+function snapshot(path: string, into: string): string {
+  const copy = join(into, `snap-${Math.random().toString(36).slice(2)}.sqlite`);
+  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+  copyFileSync(path, copy);
+  return copy;
+}
+
+class Harness {
+  models: Model[] = TYPES.map(() => ({ bytes: [], starts: [], messages: [], lastSeq: null, producer: null }));
+  private seq = 0;
+  private producerSeq = [0, 0, 0];
+  private churned = 0;
+  constructor(
+    public store: SqliteStore,
+    public path: string,
+    private readonly dir: string,
+    private readonly everyMs: number,
+  ) {}
+
+  static async open(dir: string, everyMs: number): Promise<Harness> {
+    const path = join(dir, "ursa.sqlite");
+    const store = new SqliteStore({ path, sync: "full", materializeEveryMs: everyMs });
+    for (let i = 0; i < TYPES.length; i++) {
+      expect((await store.create(key(i), createRequest({ bucket: BUCKET, name: `s${i}`, contentType: TYPES[i] }))).kind).toBe("created");
+    }
+    return new Harness(store, path, dir, everyMs);
+  }
+
+  append(stream: number, messages: Uint8Array[], withProducer: boolean, withSeq: boolean): Promise<void> {
+    const m = this.models[stream]!;
+    const producer = withProducer ? { id: `p${stream}`, epoch: 0, seq: this.producerSeq[stream]!++ } : null;
+    const streamSeq = withSeq ? String(++this.seq).padStart(8, "0") : null;
+    const request: AppendRequest = { contentType: TYPES[stream]!, messages, close: false, streamSeq, producer, incarnation: null };
+    const start = m.bytes.length;
+    for (const msg of messages) {
+      m.starts.push(m.bytes.length);
+      m.messages.push(msg);
+      m.bytes.push(...msg);
+    }
+    if (streamSeq) m.lastSeq = streamSeq;
+    if (producer) m.producer = { epoch: 0, lastSeq: producer.seq, lastStart: start, lastNext: m.bytes.length };
+    return this.store.append(key(stream), request).then((d) => expect(d.kind).toBe("accepted"));
+  }
+
+  async run(o: Op): Promise<void> {
+    switch (o.kind) {
+      case "append":
+        return this.append(o.stream, o.messages, o.producer, o.seq);
+      case "burst":
+        // Submitted in one turn: one transaction, several appends to the same streams.
+        await Promise.all(o.streams.map((s, i) => this.append(s, [new Uint8Array([i + 1, s + 1])], i % 2 === 0, false)));
+        return;
+      case "churn": {
+        // A delete makes the log materialize inside its transaction.
+        const name = `z${this.churned++}`;
+        await this.store.create(`${BUCKET}/${name}`, createRequest({ bucket: BUCKET, name, contentType: "text/plain" }));
+        await this.store.append(`${BUCKET}/${name}`, { contentType: "text/plain", messages: [new Uint8Array([9])], close: false, streamSeq: null, producer: null, incarnation: null });
+        expect((await this.store.delete(`${BUCKET}/${name}`, null)).kind).toBe("deleted");
+        return;
+      }
+      case "crash": {
+        const copy = snapshot(this.path, this.dir);
+        await this.store.close();
+        this.path = copy;
+        this.store = new SqliteStore({ path: copy, sync: "full", materializeEveryMs: this.everyMs });
+        return;
+      }
+    }
+  }
+
+  verify(): void {
+    this.models.forEach((m, i) => {
+      const state = this.store.get(key(i))!;
+      expect({ tail: state.tail, count: state.messageCount, lastSeq: state.lastSeq }).toEqual({ tail: m.bytes.length, count: m.messages.length, lastSeq: m.lastSeq });
+      const p = state.producers.get(`p${i}`);
+      expect(p ? { epoch: p.epoch, lastSeq: p.lastSeq, lastStart: p.lastStart, lastNext: p.lastNext } : null).toEqual(m.producer);
+      for (let offset = 0; offset <= m.bytes.length; offset++) {
+        expect(this.store.isMessageStart(state, offset)).toBe(offset === m.bytes.length || m.starts.includes(offset));
+        for (const limit of [1, 7, 1 << 20]) {
+          const slice = this.store.readRange(state, offset, limit, false);
+          const got = Buffer.concat(slice.chunks);
+          expect([...got]).toEqual(m.bytes.slice(offset, Math.min(m.bytes.length, offset + limit)));
+          expect(slice.end).toBe(Math.min(m.bytes.length, offset + limit));
+        }
+      }
+      for (let k = 0; k < m.starts.length; k++) {
+        const whole = this.store.readRange(state, m.starts[k]!, 1 << 20, true);
+        expect(whole.chunks.map((c) => [...c])).toEqual(m.messages.slice(k).map((c) => [...c]));
+      }
+    });
+  }
+}
+
+describe("message log", () => {
+  for (const everyMs of [0, 60_000]) {
+    test(`reads, summaries and producers match a model through appends and crashes (materialize every ${everyMs} ms)`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+          const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
+          const h = await Harness.open(dir, everyMs);
+          try {
+            for (const o of ops) await h.run(o);
+            h.verify();
+            await h.run({ kind: "crash" });
+            h.verify();
+          } finally {
+            await h.store.close();
+            rmSync(dir, { recursive: true, force: true });
+          }
+        }),
+        { numRuns: 20 },
+      );
+    }, 120_000);
+  }
+
+  test("a fork of a stream whose newest appends are not yet indexed copies every byte up to its offset", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
+    try {
+      const store = new SqliteStore({ path: join(dir, "f.sqlite"), sync: "full", materializeEveryMs: 60_000 });
+      await store.create(`${BUCKET}/src`, createRequest({ bucket: BUCKET, name: "src", contentType: "text/plain" }));
+      const enc = (s: string) => new TextEncoder().encode(s);
+      for (const word of ["alpha", "beta", "gamma"]) {
+        await store.append(`${BUCKET}/src`, { contentType: "text/plain", messages: [enc(word)], close: false, streamSeq: null, producer: null, incarnation: null });
+      }
+      const fork = await store.create(
+        `${BUCKET}/fork`,
+        createRequest({ bucket: BUCKET, name: "fork", contentType: "text/plain", fork: { sourceKey: `${BUCKET}/src`, offset: 9, subOffset: 2 } }),
+      );
+      expect(fork.kind).toBe("created");
+      const state = store.get(`${BUCKET}/fork`)!;
+      expect(new TextDecoder().decode(Buffer.concat(store.readRange(state, 0, 100, false).chunks))).toBe("alphabetaga");
+      expect(state.messageCount).toBe(3);
+      // At the tail no append boundary is looked up, so nothing else has indexed the source yet.
+      await store.append(`${BUCKET}/src`, { contentType: "text/plain", messages: [enc("delta")], close: false, streamSeq: null, producer: null, incarnation: null });
+      expect((await store.create(`${BUCKET}/whole`, createRequest({ bucket: BUCKET, name: "whole", contentType: "text/plain", fork: { sourceKey: `${BUCKET}/src`, offset: null, subOffset: null } }))).kind).toBe("created");
+      const whole = store.get(`${BUCKET}/whole`)!;
+      expect(new TextDecoder().decode(Buffer.concat(store.readRange(whole, 0, 100, false).chunks))).toBe("alphabetagammadelta");
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a version 2 database opens with its messages, now found through the new index", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
+    try {
+      const path = join(dir, "v2.sqlite");
+      const db = new Database(path, { create: true });
+      db.exec(`
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE buckets (bucket_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE streams (id INTEGER PRIMARY KEY AUTOINCREMENT, bucket TEXT NOT NULL, name TEXT NOT NULL, incarnation TEXT NOT NULL,
+          content_type TEXT NOT NULL, tail INTEGER NOT NULL, message_count INTEGER NOT NULL, closed INTEGER NOT NULL, closed_by TEXT,
+          last_seq TEXT, ttl_s INTEGER, expires_at_ms INTEGER, touched_at_ms INTEGER NOT NULL, created_at_ms INTEGER NOT NULL,
+          last_write_at_ms INTEGER, fork_source_key TEXT, fork_source_id INTEGER, fork_offset INTEGER, fork_sub_offset INTEGER,
+          soft_deleted INTEGER NOT NULL DEFAULT 0, attrs TEXT);
+        CREATE UNIQUE INDEX streams_by_path ON streams(bucket, name);
+        CREATE TABLE msgs (id INTEGER PRIMARY KEY, stream_id INTEGER NOT NULL, start INTEGER NOT NULL, seg INTEGER NOT NULL, data BLOB NOT NULL);
+        CREATE UNIQUE INDEX msgs_by_offset ON msgs(stream_id, start);
+        CREATE TABLE producers (stream_id INTEGER NOT NULL, producer_id TEXT NOT NULL, epoch INTEGER NOT NULL, last_seq INTEGER NOT NULL,
+          last_start INTEGER NOT NULL, last_next INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL, PRIMARY KEY (stream_id, producer_id)) WITHOUT ROWID;
+        INSERT INTO meta VALUES ('schema_version', '2'), ('last_incarnation', '5');
+        INSERT INTO buckets VALUES ('old', 1);
+        INSERT INTO streams (bucket, name, incarnation, content_type, tail, message_count, closed, touched_at_ms, created_at_ms)
+          VALUES ('old', 'one', '5', 'text/plain', 6, 2, 0, 1, 1);
+        INSERT INTO msgs (stream_id, start, seg, data) VALUES (1, 0, 0, X'666f6f'), (1, 3, 3, X'626172');
+      `);
+      db.close();
+      const store = new SqliteStore({ path, sync: "full" });
+      const state = store.get("old/one")!;
+      expect(new TextDecoder().decode(Buffer.concat(store.readRange(state, 2, 100, false).chunks))).toBe("obar");
+      expect(store.isMessageStart(state, 3)).toBe(true);
+      await store.append("old/one", { contentType: "text/plain", messages: [new TextEncoder().encode("!")], close: false, streamSeq: null, producer: null, incarnation: null });
+      const after = store.get("old/one")!;
+      expect(new TextDecoder().decode(Buffer.concat(store.readRange(after, 0, 100, false).chunks))).toBe("foobar!");
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

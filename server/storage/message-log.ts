@@ -1,0 +1,316 @@
+// The message log. An append writes only its log rows (schema.ts); the rows that find a message
+// by offset (msg_index) and the stream and producer rows it changed are written later, for every
+// append since the last time at once, by `materialize`: about every 100 ms, before anything that
+// needs them (a delete, a fork), and at start-up for whatever a crash left unmaterialized. Until
+// then a stream's newest messages are also held here in memory, which is where reads find them.
+//
+// The bookkeeping follows the transaction: a Batch collects what it wrote (LogWrites) and this
+// side changes only once that transaction has committed, so a rollback needs no undo here.
+
+import type { Database, Statement } from "bun:sqlite";
+import type { ProducerTuple } from "../protocol/producer";
+import type { StreamState } from "../protocol/state";
+import type { Batch } from "./batch";
+import { replayRow, type LogRow } from "./log-replay";
+import type { Statements } from "./rows";
+
+/** How long appends may wait for their deferred rows by default, and how many at most. */
+export const MATERIALIZE_EVERY_MS = 100;
+const MATERIALIZE_AFTER_ROWS = 8192;
+
+export interface LogEntry {
+  id: number;
+  start: number;
+  data: Uint8Array;
+}
+
+export interface MessageRow {
+  start: number;
+  data: Uint8Array;
+}
+
+/** What one transaction wrote to the log; applied to MessageLog when it commits. */
+export class LogWrites {
+  readonly entries: { streamId: number; entry: LogEntry }[] = [];
+  /** Streams and producers whose rows are behind the log: stream id → path key, and → producer ids. */
+  readonly streams = new Map<number, string>();
+  readonly producers = new Map<number, Set<string>>();
+  /** Set once this transaction materializes: every log row up to this id is indexed. */
+  materializedUpTo: number | null = null;
+}
+
+export interface AppendedMessages {
+  start: number;
+  messages: Uint8Array[];
+  producer: ProducerTuple | null;
+  streamSeq: string | null;
+}
+
+export class MessageLog {
+  private readonly unindexed = new Map<number, LogEntry[]>();
+  private unindexedRows = 0;
+  private readonly lazyStreams = new Map<number, string>();
+  private readonly lazyProducers = new Map<number, Set<string>>();
+  private indexedUpTo: number;
+  private lastMaterializedAt: number;
+
+  private readonly insert: Statement;
+  private readonly maxId: Statement<{ id: number | null }>;
+  private readonly indexRange: Statement;
+  private readonly readFrom: Statement<MessageRow>;
+  private readonly segAt: Statement<{ seg: number }>;
+  private readonly rowsFrom: Statement<{ start: number; seg: number; len: number }>;
+  private readonly deleteRows: Statement;
+  private readonly deleteIndex: Statement;
+  private readonly copyBelow: Statement;
+  private readonly copyRows: Statement;
+  private readonly copyPrefix: Statement;
+  private readonly countBelow: Statement<{ n: number }>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly st: Statements,
+    private readonly now: () => number,
+    readonly everyMs = MATERIALIZE_EVERY_MS,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO msgs (stream_id, start, seg, data, n, producer_id, producer_epoch, producer_seq, stream_seq, at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.maxId = db.prepare("SELECT max(id) AS id FROM msgs");
+    this.indexRange = db.prepare(
+      "INSERT INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE id > ? AND id <= ? ORDER BY stream_id, start",
+    );
+    // Starts at the message holding `start` (reads may begin inside a byte-stream append).
+    this.readFrom = db.prepare(
+      `SELECT i.start AS start, (SELECT data FROM msgs WHERE id = i.msg_id) AS data FROM msg_index i
+       WHERE i.stream_id = ?1 AND i.start < ?3
+       AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY i.start`,
+    );
+    this.segAt = db.prepare("SELECT (SELECT seg FROM msgs WHERE id = i.msg_id) AS seg FROM msg_index i WHERE i.stream_id = ? AND i.start = ?");
+    this.rowsFrom = db.prepare(
+      `SELECT i.start AS start, m.seg AS seg, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+       WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start`,
+    );
+    this.deleteRows = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ?)");
+    this.deleteIndex = db.prepare("DELETE FROM msg_index WHERE stream_id = ?");
+    const copy = (dataExpr: string, range: string) =>
+      db.prepare(
+        `INSERT INTO msgs (stream_id, start, seg, data) SELECT ?1, i.start, m.seg, ${dataExpr} FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+         WHERE i.stream_id = ?2 AND ${range} ORDER BY i.start`,
+      );
+    this.copyBelow = copy("m.data", "i.start < ?3");
+    this.copyRows = copy("m.data", "i.start >= ?3 AND i.start < ?4");
+    this.copyPrefix = copy("substr(m.data, 1, ?4)", "i.start = ?3");
+    this.countBelow = db.prepare("SELECT count(*) AS n FROM msg_index WHERE stream_id = ? AND start < ?");
+    this.indexedUpTo = Number(st.getMeta.get("indexed_upto")?.value ?? 0);
+    this.lastMaterializedAt = now();
+  }
+
+  // ---- start-up ------------------------------------------------------------------------------
+
+  /**
+   * Brings the stream states loaded from their rows up to date with the log rows written after
+   * the last materialization, and holds those messages in memory as if they had just committed.
+   */
+  replay(streams: Map<number, { key: string; state: StreamState }>): void {
+    const rows = this.db
+      .query<LogRow & { id: number; data: Uint8Array }, [number]>(
+        `SELECT id, stream_id, start, seg, length(data) AS len, data, n, producer_id, producer_epoch, producer_seq, stream_seq, at_ms
+         FROM msgs WHERE id > ? ORDER BY id`,
+      )
+      .all(this.indexedUpTo);
+    for (const row of rows) {
+      const found = streams.get(row.stream_id);
+      if (!found) continue;
+      found.state = replayRow(found.state, row);
+      this.hold(row.stream_id, { id: row.id, start: row.start, data: row.data });
+      this.lazyStreams.set(row.stream_id, found.key);
+      if (row.producer_id !== null) this.producerSet(this.lazyProducers, row.stream_id).add(row.producer_id);
+    }
+  }
+
+  // ---- inside a transaction ----------------------------------------------------------------
+
+  /** Writes the messages of one accepted append to the log; `after` is the stream's state after it. */
+  write(tx: Batch, key: string, after: StreamState, append: AppendedMessages, nowMs: number): void {
+    const { messages, producer } = append;
+    let pos = append.start;
+    let n = after.messageCount - messages.length;
+    for (let i = 0; i < messages.length; i++) {
+      const data = messages[i]!;
+      // The append's producer and Stream-Seq ride on its last row: a transaction never splits.
+      const last = i === messages.length - 1;
+      const id = Number(
+        this.insert.run(
+          after.id,
+          pos,
+          append.start,
+          data,
+          ++n,
+          last && producer ? producer.id : null,
+          last && producer ? producer.epoch : null,
+          last && producer ? producer.seq : null,
+          last ? append.streamSeq : null,
+          nowMs,
+        ).lastInsertRowid,
+      );
+      tx.log.entries.push({ streamId: after.id, entry: { id, start: pos, data } });
+      pos += data.length;
+    }
+    tx.log.streams.set(after.id, key);
+    if (producer) this.producerSet(tx.log.producers, after.id).add(producer.id);
+  }
+
+  /** Whether enough has been deferred that this transaction should materialize it. */
+  due(tx: Batch): boolean {
+    const rows = this.unindexedRows + tx.log.entries.length;
+    return rows > 0 && (rows >= MATERIALIZE_AFTER_ROWS || this.now() - this.lastMaterializedAt >= this.everyMs);
+  }
+
+  get deferred(): boolean {
+    return this.unindexedRows > 0 || this.lazyStreams.size > 0;
+  }
+
+  /** Indexes every log row written so far and writes the stream and producer rows they changed. */
+  materialize(tx: Batch): void {
+    const first = tx.log.materializedUpTo === null;
+    const from = tx.log.materializedUpTo ?? this.indexedUpTo;
+    const upTo = this.maxId.get()!.id ?? 0;
+    if (upTo > from) this.indexRange.run(from, upTo);
+    const streams = first ? [this.lazyStreams, tx.log.streams] : [tx.log.streams];
+    const producers = first ? [this.lazyProducers, tx.log.producers] : [tx.log.producers];
+    const written = new Set<number>();
+    for (const map of streams) {
+      for (const [id, key] of map) {
+        if (written.has(id)) continue;
+        written.add(id);
+        const state = tx.get(key);
+        if (!state || state.id !== id || state.softDeleted) continue;
+        this.st.updateHot(state);
+        for (const table of producers) {
+          for (const producerId of table.get(id) ?? []) {
+            const p = state.producers.get(producerId);
+            if (p) this.st.upsertProducer.run(id, producerId, p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs);
+          }
+        }
+      }
+    }
+    if (upTo !== from) this.st.setMeta.run("indexed_upto", String(upTo));
+    tx.log.materializedUpTo = upTo;
+    tx.log.streams.clear();
+    tx.log.producers.clear();
+  }
+
+  /** Deletes a stream's messages; materializes first, so all of them are found by the index. */
+  deleteStream(tx: Batch, streamId: number): void {
+    this.materialize(tx);
+    this.deleteRows.run(streamId);
+    this.deleteIndex.run(streamId);
+  }
+
+  /** The lengths of the messages of the append that began at `offset`, or null if none did. */
+  appendAt(tx: Batch, state: StreamState, offset: number): number[] | null {
+    if (offset === state.tail) return [];
+    this.materialize(tx);
+    if (this.segAt.get(state.id, offset)?.seg !== offset) return null;
+    const lengths: number[] = [];
+    for (const row of this.rowsFrom.iterate(state.id, offset)) {
+      if (row.seg !== offset) break;
+      lengths.push(row.len);
+    }
+    return lengths;
+  }
+
+  /**
+   * Copies a fork's inherited messages (spec §7.4): all below `offset`, then `subBytes` into the
+   * append at `offset` (a byte prefix of its message, or whole JSON messages). Returns how many
+   * messages were copied below `offset`.
+   */
+  copyForFork(tx: Batch, forkId: number, sourceId: number, offset: number, subBytes: number, json: boolean): number {
+    this.materialize(tx);
+    this.copyBelow.run(forkId, sourceId, offset);
+    if (subBytes > 0) {
+      if (json) this.copyRows.run(forkId, sourceId, offset, offset + subBytes);
+      else this.copyPrefix.run(forkId, sourceId, offset, subBytes);
+    }
+    const below = this.countBelow.get(sourceId, offset)!.n;
+    this.materialize(tx);
+    return below;
+  }
+
+  // ---- after a transaction commits -----------------------------------------------------------
+
+  committed(tx: Batch): void {
+    for (const { streamId, entry } of tx.log.entries) this.hold(streamId, entry);
+    if (tx.log.materializedUpTo !== null) {
+      this.indexedUpTo = tx.log.materializedUpTo;
+      this.lastMaterializedAt = this.now();
+      this.lazyStreams.clear();
+      this.lazyProducers.clear();
+      this.release(this.indexedUpTo);
+    }
+    for (const [id, key] of tx.log.streams) this.lazyStreams.set(id, key);
+    for (const [id, ids] of tx.log.producers) for (const p of ids) this.producerSet(this.lazyProducers, id).add(p);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /** The messages overlapping [start, end), starting with the one that holds `start`. */
+  read(streamId: number, start: number, end: number): MessageRow[] {
+    const recent = this.unindexed.get(streamId);
+    const boundary = recent ? recent[0]!.start : Infinity;
+    const rows: MessageRow[] = start < boundary ? this.readFrom.all(streamId, start, end) : [];
+    if (!recent) return rows;
+    for (let i = firstEndingAfter(recent, start); i < recent.length && recent[i]!.start < end; i++) rows.push(recent[i]!);
+    return rows;
+  }
+
+  isMessageStart(streamId: number, offset: number): boolean {
+    const recent = this.unindexed.get(streamId);
+    if (recent && offset >= recent[0]!.start) {
+      const i = firstEndingAfter(recent, offset);
+      return i < recent.length && recent[i]!.start === offset;
+    }
+    return this.segAt.get(streamId, offset) !== null;
+  }
+
+  // ---- the in-memory side --------------------------------------------------------------------
+
+  private hold(streamId: number, entry: LogEntry): void {
+    const list = this.unindexed.get(streamId);
+    if (list) list.push(entry);
+    else this.unindexed.set(streamId, [entry]);
+    this.unindexedRows++;
+  }
+
+  /** Lets go of every held message whose row is now indexed. */
+  private release(upTo: number): void {
+    for (const [streamId, list] of this.unindexed) {
+      let keep = 0;
+      while (keep < list.length && list[keep]!.id <= upTo) keep++;
+      this.unindexedRows -= keep;
+      if (keep === list.length) this.unindexed.delete(streamId);
+      else if (keep > 0) list.splice(0, keep);
+    }
+  }
+
+  private producerSet(map: Map<number, Set<string>>, streamId: number): Set<string> {
+    let set = map.get(streamId);
+    if (!set) map.set(streamId, (set = new Set()));
+    return set;
+  }
+}
+
+/** The index of the first entry that ends after `offset` (entries are in offset order). */
+function firstEndingAfter(list: LogEntry[], offset: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const e = list[mid]!;
+    if (e.start + e.data.length > offset) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
