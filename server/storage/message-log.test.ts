@@ -154,6 +154,29 @@ describe("message log", () => {
     }, 120_000);
   }
 
+  test("rows replayed at start-up are written out once the writer is idle, without waiting for a write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
+    try {
+      const h = await Harness.open(dir, 60_000);
+      await h.append(0, [new Uint8Array([1, 2, 3])], true, true);
+      const copy = snapshot(h.path, dir);
+      await h.store.close();
+      const store = new SqliteStore({ path: copy, sync: "full", materializeEveryMs: 20 });
+      const db = new Database(copy, { readonly: true });
+      const lag = () => {
+        const mark = Number(db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'indexed_upto'").get()?.value ?? 0);
+        return db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM msgs WHERE id > ?").get(mark)!.n;
+      };
+      expect(lag()).toBe(1);
+      await Bun.sleep(200);
+      expect(lag()).toBe(0);
+      db.close();
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a fork of a stream whose newest appends are not yet indexed copies every byte up to its offset", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
     try {

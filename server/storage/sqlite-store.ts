@@ -109,6 +109,8 @@ export class SqliteStore implements Store {
     });
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
+    // Whatever start-up replayed is written out as soon as the writer is idle.
+    this.scheduleMaterialize();
   }
 
   private migrate(): void {
