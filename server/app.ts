@@ -9,7 +9,8 @@ import type { AppDeps } from "./http/deps";
 import { renderError } from "./http/error-map";
 import { ALLOWED_REQUEST_HEADERS, baseHeaders } from "./http/headers";
 import { introspectionRoutes } from "./http/introspection-routes";
-import { streamRoutes } from "./http/stream-routes";
+import { rawPathname } from "./http/paths";
+import { bucketedStream, isBucketedStreamPath, streamRoutes } from "./http/stream-routes";
 
 export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   const app = new Hono();
@@ -30,9 +31,26 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   app.route("/", streamRoutes(deps));
 
   app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
-  app.onError((error) => {
-    console.error("ursa: internal error:", error);
-    return renderError(protocolError("INTERNAL", "internal error"));
-  });
+  app.onError(internalError);
+
+  // Stream requests skip the router (about 2 µs of an append's ~25 on these machines); it still
+  // takes every other path, including the two-segment ones isBucketedStreamPath leaves to it.
+  const routed = app.fetch;
+  app.fetch = (req, ...rest) => {
+    if (req.method === "OPTIONS") return routed(req, ...rest);
+    const raw = rawPathname(req.url);
+    if (!isBucketedStreamPath(raw)) return routed(req, ...rest);
+    try {
+      const response = bucketedStream(deps, req, raw);
+      return response instanceof Promise ? response.catch(internalError) : response;
+    } catch (error) {
+      return internalError(error);
+    }
+  };
   return app;
+}
+
+function internalError(error: unknown): Response {
+  console.error("ursa: internal error:", error);
+  return renderError(protocolError("INTERNAL", "internal error"));
 }

@@ -10,7 +10,7 @@ import type { StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { parseListQuery } from "./list-query";
-import { parseStreamPath } from "./paths";
+import { parseStreamPath, streamUrlPath } from "./paths";
 import { json } from "./respond";
 import { streamPage } from "./stream-page";
 
@@ -56,7 +56,7 @@ export function introspectionRoutes(deps: AppDeps): Hono {
     if (!path.ok) return renderError(path.error);
     const state = deps.store.get(path.value.key);
     if (!state || state.softDeleted) return renderError(protocolError("STREAM_NOT_FOUND", "stream not found"));
-    return json(describe(state, path.value.urlPath));
+    return json(describe(state, streamUrlPath(path.value)));
   });
 
   return app;

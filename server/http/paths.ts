@@ -2,6 +2,7 @@
 
 import { fail, ok, type Parsed } from "../protocol/errors";
 import { streamKey } from "../protocol/state";
+import { utf8Length } from "../protocol/utf8";
 
 const BUCKET = /^[a-z0-9_-]{4,64}$/;
 const MAX_STREAM_ID_BYTES = 122;
@@ -12,8 +13,12 @@ export interface StreamPath {
   bucket: string;
   name: string;
   key: string;
-  /** The URL path clients use for this stream, for Location and the console. */
-  urlPath: string;
+}
+
+/** The URL path clients use for a stream, for Location and the console. */
+export function streamUrlPath(path: StreamPath): string {
+  const name = encodeURIComponent(path.name);
+  return path.bucket === DEFAULT_BUCKET ? V1_PREFIX + name : `/${path.bucket}/${name}`;
 }
 
 export function parseBucketId(bucket: string): Parsed<string> {
@@ -26,17 +31,16 @@ export function parseBucketId(bucket: string): Parsed<string> {
 export function parseStreamPath(bucket: string, name: string): Parsed<StreamPath> {
   const b = parseBucketId(bucket);
   if (!b.ok) return b;
-  const bytes = new TextEncoder().encode(name).length;
+  const bytes = utf8Length(name);
   if (name.length === 0 || bytes > MAX_STREAM_ID_BYTES) return fail("INVALID_STREAM_ID", "stream IDs are 1-122 bytes");
   if (name.includes("/") || name.includes("\0") || name.includes("..")) {
     return fail("INVALID_STREAM_ID", "stream IDs may not contain /, NUL or ..");
   }
   if (name === "streams" && bucket !== DEFAULT_BUCKET) return fail("INVALID_STREAM_ID", "`streams` is reserved for the bucket listing");
-  if (new TextEncoder().encode(bucket).length + 1 + bytes > MAX_STREAM_ID_BYTES) {
+  if (bucket.length + 1 + bytes > MAX_STREAM_ID_BYTES) {
     return fail("INVALID_STREAM_ID", "bucket and stream ID together are longer than 122 bytes");
   }
-  const urlPath = bucket === DEFAULT_BUCKET ? V1_PREFIX + encodeURIComponent(name) : `/${bucket}/${encodeURIComponent(name)}`;
-  return ok({ bucket, name, key: streamKey(bucket, name), urlPath });
+  return ok({ bucket, name, key: streamKey(bucket, name) });
 }
 
 /** `/v1/stream/{name}` and `/{bucket}/{stream}`, as `Stream-Forked-From` may name them. */

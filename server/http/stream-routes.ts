@@ -47,21 +47,35 @@ export function streamRoutes(deps: AppDeps): Hono {
     return path.ok ? dispatch(deps, c.req.raw, path.value) : renderError(path.error);
   });
 
-  app.all("/:bucket/:stream", (c) => {
-    // Decode the raw segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
-    // and spec §1.1 wants each segment decoded once and then validated.
-    const [, rawBucket, rawStream] = rawPathname(c.req.url).split("/");
-    let bucket: string;
-    let name: string;
-    try {
-      bucket = decodeURIComponent(rawBucket!);
-      name = decodeURIComponent(rawStream!);
-    } catch {
-      return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
-    }
-    const path = parseStreamPath(bucket, name);
-    return path.ok ? dispatch(deps, c.req.raw, path.value) : renderError(path.error);
-  });
+  app.all("/:bucket/:stream", (c) => bucketedStream(deps, c.req.raw, rawPathname(c.req.url)));
 
   return app;
+}
+
+/**
+ * Whether a raw path is `/{bucket}/{stream}` and nothing else could claim it (the console, the
+ * admin API, a bucket listing, the v1 surface), so it may skip the router: every append and read
+ * comes this way.
+ */
+export function isBucketedStreamPath(raw: string): boolean {
+  const slash = raw.indexOf("/", 1);
+  if (slash <= 1 || slash === raw.length - 1 || raw.indexOf("/", slash + 1) >= 0) return false;
+  const first = raw.slice(1, slash);
+  return first !== "ui" && first !== "v1" && !first.startsWith("__") && raw.slice(slash + 1) !== "streams";
+}
+
+export function bucketedStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
+  // Decode the raw segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
+  // and spec §1.1 wants each segment decoded once and then validated.
+  const slash = raw.indexOf("/", 1);
+  let bucket: string;
+  let name: string;
+  try {
+    bucket = decodeURIComponent(raw.slice(1, slash));
+    name = decodeURIComponent(raw.slice(slash + 1));
+  } catch {
+    return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
+  }
+  const path = parseStreamPath(bucket, name);
+  return path.ok ? dispatch(deps, req, path.value) : renderError(path.error);
 }

@@ -8,7 +8,7 @@ import { formatOffset } from "../protocol/offsets";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
-import type { StreamPath } from "./paths";
+import { streamUrlPath, type StreamPath } from "./paths";
 import { parseAppend, parseCreate, parseIncarnationHeader } from "./write-requests";
 
 export async function createStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
@@ -21,7 +21,7 @@ export async function createStream(deps: AppDeps, req: Request, path: StreamPath
   h.set(H.contentType, s.contentType);
   h.set(H.nextOffset, formatOffset(s.tail));
   h.set(H.incarnation, s.incarnation);
-  h.set(H.location, new URL(path.urlPath, req.url).href);
+  h.set(H.location, new URL(streamUrlPath(path), req.url).href);
   if (s.closed) h.set(H.closed, "true");
   if (s.ttlSeconds !== null) h.set(H.ttl, String(s.ttlSeconds));
   if (s.expiresAtMs !== null) h.set(H.expiresAt, formatRfc3339(s.expiresAtMs));
