@@ -58,6 +58,35 @@ describe("group commit", () => {
     expect(log).toEqual(["committed 1", "durable 1"]);
   });
 
+  test("two syncs may run at once; each acknowledges exactly what was committed before it began, in commit order", async () => {
+    const releases: (() => void)[] = [];
+    const { gc, insert, log } = setup(() => new Promise<void>((r) => releases.push(r)));
+    const acked: number[] = [];
+    const first = gc.submit(() => insert.run(1)).then(() => acked.push(1));
+    await Bun.sleep(5);
+    const second = gc.submit(() => insert.run(2)).then(() => acked.push(2));
+    await Bun.sleep(5);
+    // A third commit waits: two syncs are already running.
+    const third = gc.submit(() => insert.run(3)).then(() => acked.push(3));
+    await Bun.sleep(5);
+    expect(releases).toHaveLength(2);
+    expect(log).toEqual(["committed 1", "committed 2", "committed 3"]);
+    // The later sync returns first: it covers transactions 1 and 2, never 3.
+    releases[1]!();
+    await second;
+    expect(acked).toEqual([1, 2]);
+    expect(log.filter((l) => l.startsWith("durable"))).toEqual(["durable 1", "durable 2"]);
+    // Its slot went to a sync for 3; the earlier sync returning now acknowledges nothing new.
+    expect(releases).toHaveLength(3);
+    releases[0]!();
+    await Bun.sleep(5);
+    expect(acked).toEqual([1, 2]);
+    releases[2]!();
+    await Promise.all([first, third]);
+    expect(acked).toEqual([1, 2, 3]);
+    expect(log.filter((l) => l.startsWith("durable"))).toEqual(["durable 1", "durable 2", "durable 3"]);
+  });
+
   test("a failed sync is reported and acknowledges nothing", async () => {
     const { gc, insert, log } = setup(() => Promise.reject(new Error("EIO")));
     let acked = false;

@@ -27,6 +27,9 @@ export interface Transactional<Tx> {
   syncFailed(error: unknown): void;
 }
 
+/** fsyncs run on Bun's thread pool; a second one may start before the first returns. */
+const MAX_SYNCS_IN_FLIGHT = 2;
+
 interface Pending<Tx> {
   run: (tx: Tx) => unknown;
   resolve: (value: unknown) => void;
@@ -43,7 +46,11 @@ export class GroupCommit<Tx> {
   private queue: Pending<Tx>[] = [];
   private scheduled = false;
   private awaitingSync: Committed<Tx>[] = [];
-  private syncing = false;
+  /** Transactions committed, asked to be synced, and acknowledged, counted from the start. */
+  private committedCount = 0;
+  private syncRequestedUpTo = 0;
+  private acknowledgedCount = 0;
+  private syncsInFlight = 0;
   private idle: (() => void)[] = [];
 
   constructor(private readonly target: Transactional<Tx>) {}
@@ -65,7 +72,7 @@ export class GroupCommit<Tx> {
   }
 
   private isIdle(): boolean {
-    return !this.scheduled && this.queue.length === 0 && this.awaitingSync.length === 0 && !this.syncing;
+    return !this.scheduled && this.queue.length === 0 && this.awaitingSync.length === 0 && this.syncsInFlight === 0;
   }
 
   private settleIdle(): void {
@@ -107,20 +114,25 @@ export class GroupCommit<Tx> {
       ops.forEach((op, i) => op.resolve(results[i]));
     } else {
       this.awaitingSync.push({ tx, ops, results });
+      this.committedCount++;
       this.startSync();
     }
     return true;
   }
 
   private startSync(): void {
-    if (this.syncing || this.awaitingSync.length === 0) return;
-    this.syncing = true;
-    // Everything committed up to now rides on this sync; later commits wait for the next one.
-    const covered = this.awaitingSync.length;
+    const unsynced = this.committedCount - this.syncRequestedUpTo;
+    if (unsynced === 0 || this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT) return;
+    this.syncsInFlight++;
+    // An fsync makes durable everything written before it began, whatever other fsyncs are
+    // still running: this one covers every transaction committed so far.
+    const upTo = (this.syncRequestedUpTo = this.committedCount);
     this.target.sync!().then(
       () => {
-        this.syncing = false;
-        for (const c of this.awaitingSync.splice(0, covered)) {
+        this.syncsInFlight--;
+        while (this.acknowledgedCount < upTo) {
+          const c = this.awaitingSync.shift()!;
+          this.acknowledgedCount++;
           this.target.durable(c.tx);
           c.ops.forEach((op, i) => op.resolve(c.results[i]));
         }
