@@ -70,6 +70,10 @@ export class SqliteStore implements Store {
     // per-commit sync is not needed; NORMAL still syncs around checkpoints.
     this.db.exec("PRAGMA synchronous = NORMAL");
     this.db.exec("PRAGMA busy_timeout = 5000");
+    // Reads come from mapped pages instead of a pread per 4 KiB page: 8 MiB catch-up responses of
+    // a 100 MiB stream went from 810/1050/1118 to 999/1155/1380 MB/s in alternating runs. This is
+    // SQLite's largest allowed map; writes still go through the WAL.
+    this.db.exec("PRAGMA mmap_size = 2147418112");
     if (onDisk) {
       // Checkpoints run on their own thread (checkpointer.ts); this connection checkpoints only as
       // a safety net, should that thread fall 64 MiB behind.
