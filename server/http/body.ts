@@ -8,12 +8,13 @@ const EMPTY = new Uint8Array(0);
 export async function readBody(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
   const tooLarge = () => fail<Uint8Array>("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
   const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) return tooLarge();
-  if (req.body === null) return ok(EMPTY);
   if (declared !== null) {
+    if (Number(declared) > maxBytes) return tooLarge();
+    // Straight to bytes: touching req.body first would build a stream object for nothing.
     const body = new Uint8Array(await req.arrayBuffer());
     return body.length > maxBytes ? tooLarge() : ok(body);
   }
+  if (req.body === null) return ok(EMPTY);
   const parts: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();

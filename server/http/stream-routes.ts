@@ -64,6 +64,8 @@ export function isBucketedStreamPath(raw: string): boolean {
   return first !== "ui" && first !== "v1" && !first.startsWith("__") && raw.slice(slash + 1) !== "streams";
 }
 
+const decodeSegment = (raw: string) => (raw.includes("%") ? decodeURIComponent(raw) : raw);
+
 export function bucketedStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
   // Decode the raw segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
   // and spec §1.1 wants each segment decoded once and then validated.
@@ -71,8 +73,8 @@ export function bucketedStream(deps: AppDeps, req: Request, raw: string): Promis
   let bucket: string;
   let name: string;
   try {
-    bucket = decodeURIComponent(raw.slice(1, slash));
-    name = decodeURIComponent(raw.slice(slash + 1));
+    bucket = decodeSegment(raw.slice(1, slash));
+    name = decodeSegment(raw.slice(slash + 1));
   } catch {
     return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
   }

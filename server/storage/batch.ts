@@ -34,8 +34,8 @@ export class Batch {
     this.dirty.set(key, this.dirty.get(key) === true || !onlyHotColumns);
   }
   /** A change whose row the message log writes later (its log rows carry it meanwhile). */
-  putDeferred(state: StreamState): void {
-    this.overlay.set(streamKey(state.bucket, state.name), state);
+  putDeferred(key: string, state: StreamState): void {
+    this.overlay.set(key, state);
   }
   remove(key: string): void {
     this.overlay.set(key, null);

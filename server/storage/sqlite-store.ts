@@ -397,7 +397,7 @@ export class SqliteStore implements Store {
       this.st.upsertProducer.run(next.id, effect.producer!.id, producer.epoch, producer.lastSeq, producer.lastStart, producer.lastNext, producer.updatedAtMs);
     }
     // An append's stream-row changes ride on its log rows; a close is written at once.
-    if (effect.messages.length > 0 && !effect.close) tx.putDeferred(next);
+    if (effect.messages.length > 0 && !effect.close) tx.putDeferred(key, next);
     else tx.put(next, true);
     return next;
   }
