@@ -1,6 +1,6 @@
 // The durable-mode sync, and what happens when it fails.
 
-import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
+import { closeSync, fdatasync, fsyncSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 
 export function exitOnSyncFailure(error: unknown): never {
@@ -11,7 +11,7 @@ export function exitOnSyncFailure(error: unknown): never {
 }
 
 /**
- * The durable-mode sync: fsync the WAL on Bun's thread pool. SQLite has already written every
+ * The durable-mode sync: fdatasync the WAL on Bun's thread pool. SQLite has already written every
  * committed frame to it, so once this returns they survive a power loss, exactly as with
  * synchronous=FULL, without blocking the event loop for the ~1 ms an fsync takes here.
  */
@@ -26,6 +26,8 @@ export function walSync(dbPath: string): () => Promise<void> {
       closeSync(dir);
     }
     const walFd = fd;
-    return new Promise<void>((resolve, reject) => fsync(walFd, (error) => (error ? reject(error) : resolve())));
+    // fdatasync, as SQLite itself syncs: it still writes the file size when that changed, which is
+    // all a reader of the WAL needs; 30.8/30.6/32.0k vs 28.8/31.0/30.2k appends/s with fsync.
+    return new Promise<void>((resolve, reject) => fdatasync(walFd, (error) => (error ? reject(error) : resolve())));
   };
 }
