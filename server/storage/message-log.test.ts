@@ -177,6 +177,22 @@ describe("message log", () => {
     }
   });
 
+  test("a read of a state whose stream was deleted since claims no bytes it does not return", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
+    try {
+      const h = await Harness.open(dir, 60_000);
+      await h.append(0, [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5])], false, false);
+      const before = h.store.get(key(0))!;
+      expect((await h.store.delete(key(0), null)).kind).toBe("deleted");
+      // The durable state a reader holds in the moment between the delete's commit and its sync.
+      expect(h.store.readRange(before, 0, 100, false)).toEqual({ chunks: [], end: 0 });
+      expect(h.store.readRange(before, 3, 100, true)).toEqual({ chunks: [], end: 3 });
+      await h.store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a fork of a stream whose newest appends are not yet indexed copies every byte up to its offset", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
     try {

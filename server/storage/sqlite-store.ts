@@ -191,21 +191,24 @@ export class SqliteStore implements Store {
     // Array mode always carries at least one whole message, however large (spec §4.2).
     const rows = this.log.read(state.id, start, wholeMessages ? Math.max(end, start + 1) : end);
     const chunks: Uint8Array[] = [];
-    if (wholeMessages) {
-      let pos = start;
-      for (const row of rows) {
+    // The slice ends where its bytes do. Rows can be missing only when a delete has committed
+    // and the state read is the durable one before it; claiming bytes never sent would let the
+    // reader skip them.
+    let pos = start;
+    for (const row of rows) {
+      if (row.start > pos) break;
+      if (wholeMessages) {
         if (chunks.length > 0 && row.start + row.data.length > end) break;
         chunks.push(row.data);
         pos = row.start + row.data.length;
+        continue;
       }
-      return { chunks, end: pos };
-    }
-    for (const row of rows) {
-      const from = Math.max(start, row.start) - row.start;
+      const from = pos - row.start;
       const to = Math.min(end, row.start + row.data.length) - row.start;
       chunks.push(from === 0 && to === row.data.length ? row.data : row.data.subarray(from, to));
+      pos = row.start + to;
     }
-    return { chunks, end };
+    return { chunks, end: pos };
   }
 
   isMessageStart(state: StreamState, offset: number): boolean {
