@@ -84,13 +84,17 @@ async function run(o: SseSessionOptions, send: (text: string) => void, signal: A
     }
     if (offset < state.tail) {
       const payload = o.hub.payloadAt(id, offset, state.tail, o.limitBytes, o.mode) ?? encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
-      const c = control(state, payload.end, o.cursor);
-      // A data event and its control go out in one write, so no reader sees one without the other.
-      send(dataEvent(payload.text) + controlEvent(c));
-      lastControl = JSON.stringify({ ...c, streamCursor: undefined });
-      offset = payload.end;
-      if (c.streamClosed) return;
-      continue;
+      if (payload.end > offset) {
+        const c = control(state, payload.end, o.cursor);
+        // A data event and its control go out in one write, so no reader sees one without the other.
+        send(dataEvent(payload.text) + controlEvent(c));
+        lastControl = JSON.stringify({ ...c, streamCursor: undefined });
+        offset = payload.end;
+        if (c.streamClosed) return;
+        continue;
+      }
+      // Nothing readable below the tail: the stream's delete has committed and is being synced.
+      // Waiting for it, rather than reading again at once, lets that sync's callback run.
     }
     const c = control(state, offset, o.cursor);
     const fingerprint = JSON.stringify({ ...c, streamCursor: undefined });
