@@ -50,4 +50,27 @@ describe("SqliteStore on disk", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("the live stream count follows creates, deletes and soft deletes, and survives reopening", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ursa-store-"));
+    try {
+      const path = join(dir, "ursa.sqlite");
+      let store = new SqliteStore({ path, sync: "full" });
+      for (const name of ["a", "b", "c"]) await store.create(`store-t/${name}`, create(name));
+      await store.append("store-t/a", { contentType: "text/plain", messages: [bytes("x")], close: false, streamSeq: null, producer: null, incarnation: null });
+      await store.create("store-t/f", create("f", { fork: { sourceKey: "store-t/a", offset: null, subOffset: null } }));
+      expect(store.counts().streams).toBe(4);
+      await store.delete("store-t/a", null); // soft: its fork still holds its bytes
+      await store.delete("store-t/b", null);
+      expect(store.counts().streams).toBe(2);
+      await store.close();
+      store = new SqliteStore({ path, sync: "full" });
+      expect(store.counts().streams).toBe(2);
+      await store.delete("store-t/f", null); // the last fork takes its soft-deleted source with it
+      expect(store.counts().streams).toBe(1);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

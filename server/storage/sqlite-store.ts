@@ -57,6 +57,8 @@ export class SqliteStore implements Store {
   private readonly pendingReaps = new Set<string>();
   private readonly touchPersistedAt = new Map<number, number>();
   private lastIncarnation = 0;
+  /** Streams in the cache that are not soft-deleted sources, kept as the cache changes. */
+  private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private checkpointer: Worker | undefined;
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -143,7 +145,10 @@ export class SqliteStore implements Store {
       byId.set(r.id, { key: streamKey(r.bucket, r.name), state: rowToState(r, producers.get(r.id) ?? new Map(), refs.get(r.id) ?? 0) });
     }
     this.log.replay(byId);
-    for (const { key, state } of byId.values()) this.cache.set(key, state);
+    for (const { key, state } of byId.values()) {
+      this.cache.set(key, state);
+      this.liveStreams += isLive(state);
+    }
   }
 
   /** Writes what the log deferred once writes pause, so a restart has little to replay. */
@@ -163,6 +168,7 @@ export class SqliteStore implements Store {
 
   private install(batch: Batch): void {
     for (const [key, state] of batch.overlay) {
+      this.liveStreams += isLive(state) - isLive(this.cache.get(key));
       if (state === null) this.cache.delete(key);
       else this.cache.set(key, state);
       if (this.pending.get(key) === state) this.pending.delete(key);
@@ -314,10 +320,8 @@ export class SqliteStore implements Store {
   }
 
   counts() {
-    let streams = 0;
-    for (const s of this.cache.values()) if (!s.softDeleted) streams++;
     const buckets = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM buckets").get()!.n;
-    return { streams, buckets };
+    return { streams: this.liveStreams, buckets };
   }
 
   async close(): Promise<void> {
@@ -443,3 +447,5 @@ export class SqliteStore implements Store {
     for (const [key, state] of this.cache) if (!state.softDeleted && isExpired(state, now)) this.reap(key);
   }
 }
+
+const isLive = (state: StreamState | null | undefined): number => (state && !state.softDeleted ? 1 : 0);
