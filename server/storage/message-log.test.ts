@@ -4,12 +4,12 @@
 
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import type { AppendRequest } from "../protocol/append";
 import { createRequest } from "../protocol/testing-state";
+import { inTempDir } from "../testing/temp-dir";
 import { SqliteStore } from "./sqlite-store";
 
 const BUCKET = "log-t";
@@ -136,27 +136,26 @@ describe("message log", () => {
   for (const everyMs of [0, 60_000]) {
     test(`reads, summaries and producers match a model through appends and crashes (materialize every ${everyMs} ms)`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
-          const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
-          const h = await Harness.open(dir, everyMs);
-          try {
-            for (const o of ops) await h.run(o);
-            h.verify();
-            await h.run({ kind: "crash" });
-            h.verify();
-          } finally {
-            await h.store.close();
-            rmSync(dir, { recursive: true, force: true });
-          }
-        }),
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), (ops) =>
+          inTempDir(async (dir) => {
+            const h = await Harness.open(dir, everyMs);
+            try {
+              for (const o of ops) await h.run(o);
+              h.verify();
+              await h.run({ kind: "crash" });
+              h.verify();
+            } finally {
+              await h.store.close();
+            }
+          }),
+        ),
         { numRuns: 20 },
       );
     }, 120_000);
   }
 
   test("rows replayed at start-up are written out once the writer is idle, without waiting for a write", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
-    try {
+    await inTempDir(async (dir) => {
       const h = await Harness.open(dir, 60_000);
       await h.append(0, [new Uint8Array([1, 2, 3])], true, true);
       const copy = snapshot(h.path, dir);
@@ -172,14 +171,11 @@ describe("message log", () => {
       expect(lag()).toBe(0);
       db.close();
       await store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test("a read of a state whose stream was deleted since claims no bytes it does not return", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
-    try {
+    await inTempDir(async (dir) => {
       const h = await Harness.open(dir, 60_000);
       await h.append(0, [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5])], false, false);
       const before = h.store.get(key(0))!;
@@ -188,14 +184,11 @@ describe("message log", () => {
       expect(h.store.readRange(before, 0, 100, false)).toEqual({ chunks: [], end: 0 });
       expect(h.store.readRange(before, 3, 100, true)).toEqual({ chunks: [], end: 3 });
       await h.store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test("a fork of a stream whose newest appends are not yet indexed copies every byte up to its offset", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
-    try {
+    await inTempDir(async (dir) => {
       const store = new SqliteStore({ path: join(dir, "f.sqlite"), sync: "full", materializeEveryMs: 60_000 });
       await store.create(`${BUCKET}/src`, createRequest({ bucket: BUCKET, name: "src", contentType: "text/plain" }));
       const enc = (s: string) => new TextEncoder().encode(s);
@@ -216,14 +209,11 @@ describe("message log", () => {
       const whole = store.get(`${BUCKET}/whole`)!;
       expect(new TextDecoder().decode(Buffer.concat(store.readRange(whole, 0, 100, false).chunks))).toBe("alphabetagammadelta");
       await store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test("a version 2 database opens with its messages, now found through the new index", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ursa-log-"));
-    try {
+    await inTempDir(async (dir) => {
       const path = join(dir, "v2.sqlite");
       const db = new Database(path, { create: true });
       db.exec(`
@@ -254,8 +244,6 @@ describe("message log", () => {
       const after = store.get("old/one")!;
       expect(new TextDecoder().decode(Buffer.concat(store.readRange(after, 0, 100, false).chunks))).toBe("foobar!");
       await store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

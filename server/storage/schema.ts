@@ -11,6 +11,27 @@
 
 export const SCHEMA_VERSION = 3;
 
+const messagesTable = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id INTEGER NOT NULL,
+  start INTEGER NOT NULL,
+  seg INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  n INTEGER,
+  producer_id TEXT,
+  producer_epoch INTEGER,
+  producer_seq INTEGER,
+  stream_seq TEXT,
+  at_ms INTEGER
+);`;
+
+const MESSAGE_INDEX = `CREATE TABLE IF NOT EXISTS msg_index (
+  stream_id INTEGER NOT NULL,
+  start INTEGER NOT NULL,
+  msg_id INTEGER NOT NULL,
+  PRIMARY KEY (stream_id, start)
+) WITHOUT ROWID;`;
+
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS buckets (bucket_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL) WITHOUT ROWID;
@@ -38,25 +59,8 @@ CREATE TABLE IF NOT EXISTS streams (
   attrs TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS streams_by_path ON streams(bucket, name);
-CREATE TABLE IF NOT EXISTS msgs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream_id INTEGER NOT NULL,
-  start INTEGER NOT NULL,
-  seg INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  n INTEGER,
-  producer_id TEXT,
-  producer_epoch INTEGER,
-  producer_seq INTEGER,
-  stream_seq TEXT,
-  at_ms INTEGER
-);
-CREATE TABLE IF NOT EXISTS msg_index (
-  stream_id INTEGER NOT NULL,
-  start INTEGER NOT NULL,
-  msg_id INTEGER NOT NULL,
-  PRIMARY KEY (stream_id, start)
-) WITHOUT ROWID;
+${messagesTable("msgs")}
+${MESSAGE_INDEX}
 CREATE TABLE IF NOT EXISTS producers (
   stream_id INTEGER NOT NULL,
   producer_id TEXT NOT NULL,
@@ -75,28 +79,11 @@ CREATE TABLE IF NOT EXISTS producers (
  * stay true of rows written later.
  */
 export const MIGRATE_2_TO_3 = `
-CREATE TABLE msgs_v3 (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream_id INTEGER NOT NULL,
-  start INTEGER NOT NULL,
-  seg INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  n INTEGER,
-  producer_id TEXT,
-  producer_epoch INTEGER,
-  producer_seq INTEGER,
-  stream_seq TEXT,
-  at_ms INTEGER
-);
+${messagesTable("msgs_v3")}
 INSERT INTO msgs_v3 (id, stream_id, start, seg, data) SELECT id, stream_id, start, seg, data FROM msgs ORDER BY id;
 DROP TABLE msgs;
 ALTER TABLE msgs_v3 RENAME TO msgs;
-CREATE TABLE msg_index (
-  stream_id INTEGER NOT NULL,
-  start INTEGER NOT NULL,
-  msg_id INTEGER NOT NULL,
-  PRIMARY KEY (stream_id, start)
-) WITHOUT ROWID;
+${MESSAGE_INDEX}
 INSERT INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs ORDER BY stream_id, start;
 INSERT INTO meta (key, value) SELECT 'indexed_upto', coalesce(max(id), 0) FROM msgs;
 `;

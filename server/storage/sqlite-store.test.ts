@@ -1,10 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CreateRequest } from "../protocol/create";
 import { createRequest } from "../protocol/testing-state";
 import { Batch } from "./batch";
+import { inTempDir } from "../testing/temp-dir";
 import { SqliteStore } from "./sqlite-store";
 
 const create = (name: string, overrides: Partial<CreateRequest> = {}) =>
@@ -24,8 +23,7 @@ describe("Batch", () => {
 
 describe("SqliteStore on disk", () => {
   test("everything acknowledged is there after reopening: bytes, Stream-Seq, producers, closure, incarnation", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ursa-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const path = join(dir, "ursa.sqlite");
       let store = new SqliteStore({ path, sync: "full" });
       const created = await store.create("store-t/a", create("a", { streamSeq: "001" }));
@@ -46,14 +44,11 @@ describe("SqliteStore on disk", () => {
       const again = await store.create("store-t/a", create("a"));
       expect(again.kind === "created" && BigInt(again.state.incarnation) > BigInt(before.incarnation)).toBe(true);
       await store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test("the live stream count follows creates, deletes and soft deletes, and survives reopening", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ursa-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const path = join(dir, "ursa.sqlite");
       let store = new SqliteStore({ path, sync: "full" });
       for (const name of ["a", "b", "c"]) await store.create(`store-t/${name}`, create(name));
@@ -69,8 +64,6 @@ describe("SqliteStore on disk", () => {
       await store.delete("store-t/f", null); // the last fork takes its soft-deleted source with it
       expect(store.counts().streams).toBe(1);
       await store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
