@@ -23,6 +23,7 @@ describe("command line and environment", () => {
       URSA_SSE_HEARTBEAT: "500ms",
       URSA_MAX_BODY_BYTES: "1024",
       URSA_MAX_LIVE_READERS: "7",
+      URSA_READ_CACHE_MB: "3",
     };
     expect(run([], env)).toEqual({
       host: "0.0.0.0",
@@ -35,6 +36,7 @@ describe("command line and environment", () => {
       sseHeartbeatMs: 500,
       maxBodyBytes: 1024,
       maxLiveReaders: 7,
+      readCacheBytes: 3 * 1024 * 1024,
     });
     expect(run(["--port", "1234", "--sync", "full"], env)).toMatchObject({ port: 1234, sync: "full" });
   });
@@ -42,6 +44,7 @@ describe("command line and environment", () => {
     expect(() => run(["--port", "http"])).toThrow(ConfigError);
     expect(() => run(["--sync", "sometimes"])).toThrow(/--sync/);
     expect(() => run(["--sse-max-duration", "1h"])).toThrow(/--sse-max-duration/);
+    expect(() => run(["--read-cache-mb", "-1"])).toThrow(/--read-cache-mb/);
     expect(() => run(["--nope"])).toThrow();
   });
   test("--help lists every option with its environment variable", () => {

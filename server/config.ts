@@ -13,6 +13,7 @@ export interface Config {
   sseHeartbeatMs: number;
   maxBodyBytes: number;
   maxLiveReaders: number;
+  readCacheBytes: number;
 }
 
 interface OptionSpec {
@@ -34,6 +35,7 @@ const OPTIONS: OptionSpec[] = [
   { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often" },
   { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413" },
   { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N", default: "65536", help: "long-poll and SSE readers at once; more get 503" },
+  { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed" },
 ];
 
 export function helpText(version: string): string {
@@ -98,6 +100,7 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
       sseHeartbeatMs: duration("sse-heartbeat", get("sse-heartbeat")),
       maxBodyBytes: integer("max-body-bytes", get("max-body-bytes"), 1),
       maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),
+      readCacheBytes: integer("read-cache-mb", get("read-cache-mb"), 0) * 1024 * 1024,
     },
   };
 }

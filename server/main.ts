@@ -27,7 +27,12 @@ function start(): void {
     mkdirSync(config.dataDir, { recursive: true });
     dataPath = resolve(join(config.dataDir, "ursa.sqlite"));
   }
-  const store = new SqliteStore({ path: dataPath, sync: config.sync, checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url) });
+  const store = new SqliteStore({
+    path: dataPath,
+    sync: config.sync,
+    checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
+    recentBytes: config.readCacheBytes,
+  });
   const hub = new LiveHub(store, config.maxLiveReaders);
   let server: ReturnType<typeof Bun.serve> | undefined;
   const app = createApp({

@@ -12,17 +12,12 @@ import type { ProducerTuple } from "../protocol/producer";
 import type { StreamState } from "../protocol/state";
 import type { Batch } from "./batch";
 import { replayRow, type LogRow } from "./log-replay";
+import { firstEndingAfter, RecentMessages, type LogEntry } from "./recent-messages";
 import type { Statements } from "./rows";
 
 /** How long appends may wait for their deferred rows by default, and how many at most. */
 export const MATERIALIZE_EVERY_MS = 100;
 const MATERIALIZE_AFTER_ROWS = 8192;
-
-export interface LogEntry {
-  id: number;
-  start: number;
-  data: Uint8Array;
-}
 
 export interface MessageRow {
   start: number;
@@ -31,12 +26,14 @@ export interface MessageRow {
 
 /** What one transaction wrote to the log; applied to MessageLog when it commits. */
 export class LogWrites {
-  readonly entries: { streamId: number; entry: LogEntry }[] = [];
+  readonly entries: LogEntry[] = [];
   /** Streams and producers whose rows are behind the log: stream id → path key, and → producer ids. */
   readonly streams = new Map<number, string>();
   readonly producers = new Map<number, Set<string>>();
   /** Set once this transaction materializes: every log row up to this id is indexed. */
   materializedUpTo: number | null = null;
+  /** Streams whose messages this transaction deleted. */
+  readonly deleted: number[] = [];
 }
 
 export interface AppendedMessages {
@@ -47,7 +44,8 @@ export interface AppendedMessages {
 }
 
 export class MessageLog {
-  private readonly unindexed = new Map<number, LogEntry[]>();
+  private readonly recent: RecentMessages;
+  /** Held messages whose rows are not yet in the index. */
   private unindexedRows = 0;
   private readonly lazyStreams = new Map<number, string>();
   private readonly lazyProducers = new Map<number, Set<string>>();
@@ -72,7 +70,9 @@ export class MessageLog {
     private readonly st: Statements,
     private readonly now: () => number,
     readonly everyMs = MATERIALIZE_EVERY_MS,
+    recentBytes = 0,
   ) {
+    this.recent = new RecentMessages(recentBytes);
     this.insert = db.prepare(
       `INSERT INTO msgs (stream_id, start, seg, data, n, producer_id, producer_epoch, producer_seq, stream_seq, at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -124,7 +124,8 @@ export class MessageLog {
       const found = streams.get(row.stream_id);
       if (!found) continue;
       found.state = replayRow(found.state, row);
-      this.hold(row.stream_id, { id: row.id, start: row.start, data: row.data });
+      this.recent.add({ id: row.id, streamId: row.stream_id, start: row.start, data: row.data });
+      this.unindexedRows++;
       this.lazyStreams.set(row.stream_id, found.key);
       if (row.producer_id !== null) this.producerSet(this.lazyProducers, row.stream_id).add(row.producer_id);
     }
@@ -155,7 +156,7 @@ export class MessageLog {
           nowMs,
         ).lastInsertRowid,
       );
-      tx.log.entries.push({ streamId: after.id, entry: { id, start: pos, data } });
+      tx.log.entries.push({ id, streamId: after.id, start: pos, data });
       pos += data.length;
     }
     tx.log.streams.set(after.id, key);
@@ -207,6 +208,7 @@ export class MessageLog {
     this.materialize(tx);
     this.deleteRows.run(streamId);
     this.deleteIndex.run(streamId);
+    tx.log.deleted.push(streamId);
   }
 
   /** The lengths of the messages of the append that began at `offset`, or null if none did. */
@@ -242,14 +244,19 @@ export class MessageLog {
   // ---- after a transaction commits -----------------------------------------------------------
 
   committed(tx: Batch): void {
-    for (const { streamId, entry } of tx.log.entries) this.hold(streamId, entry);
     if (tx.log.materializedUpTo !== null) {
       this.indexedUpTo = tx.log.materializedUpTo;
       this.lastMaterializedAt = this.now();
       this.lazyStreams.clear();
       this.lazyProducers.clear();
-      this.release(this.indexedUpTo);
+      this.unindexedRows = 0;
     }
+    for (const entry of tx.log.entries) {
+      this.recent.add(entry);
+      if (entry.id > this.indexedUpTo) this.unindexedRows++;
+    }
+    for (const id of tx.log.deleted) this.recent.drop(id);
+    this.recent.trim(this.indexedUpTo);
     for (const [id, key] of tx.log.streams) this.lazyStreams.set(id, key);
     for (const [id, ids] of tx.log.producers) for (const p of ids) this.producerSet(this.lazyProducers, id).add(p);
   }
@@ -258,41 +265,23 @@ export class MessageLog {
 
   /** The messages overlapping [start, end), starting with the one that holds `start`. */
   read(streamId: number, start: number, end: number): MessageRow[] {
-    const recent = this.unindexed.get(streamId);
-    const boundary = recent ? recent[0]!.start : Infinity;
-    const rows: MessageRow[] = start < boundary ? this.readFrom.all(streamId, start, end) : [];
-    if (!recent) return rows;
-    for (let i = firstEndingAfter(recent, start); i < recent.length && recent[i]!.start < end; i++) rows.push(recent[i]!);
+    const held = this.recent.held(streamId);
+    const boundary = held ? held.entries[held.head]!.start : Infinity;
+    // Below the first held message, from the index; from it on, from memory (held messages may be
+    // indexed too, so the index is not asked past it).
+    const rows: MessageRow[] = start < boundary ? this.readFrom.all(streamId, start, Math.min(end, boundary)) : [];
+    if (!held) return rows;
+    for (let i = firstEndingAfter(held, start); i < held.entries.length && held.entries[i]!.start < end; i++) rows.push(held.entries[i]!);
     return rows;
   }
 
   isMessageStart(streamId: number, offset: number): boolean {
-    const recent = this.unindexed.get(streamId);
-    if (recent && offset >= recent[0]!.start) {
-      const i = firstEndingAfter(recent, offset);
-      return i < recent.length && recent[i]!.start === offset;
+    const held = this.recent.held(streamId);
+    if (held && offset >= held.entries[held.head]!.start) {
+      const i = firstEndingAfter(held, offset);
+      return i < held.entries.length && held.entries[i]!.start === offset;
     }
     return this.segAt.get(streamId, offset) !== null;
-  }
-
-  // ---- the in-memory side --------------------------------------------------------------------
-
-  private hold(streamId: number, entry: LogEntry): void {
-    const list = this.unindexed.get(streamId);
-    if (list) list.push(entry);
-    else this.unindexed.set(streamId, [entry]);
-    this.unindexedRows++;
-  }
-
-  /** Lets go of every held message whose row is now indexed. */
-  private release(upTo: number): void {
-    for (const [streamId, list] of this.unindexed) {
-      let keep = 0;
-      while (keep < list.length && list[keep]!.id <= upTo) keep++;
-      this.unindexedRows -= keep;
-      if (keep === list.length) this.unindexed.delete(streamId);
-      else if (keep > 0) list.splice(0, keep);
-    }
   }
 
   private producerSet(map: Map<number, Set<string>>, streamId: number): Set<string> {
@@ -300,17 +289,4 @@ export class MessageLog {
     if (!set) map.set(streamId, (set = new Set()));
     return set;
   }
-}
-
-/** The index of the first entry that ends after `offset` (entries are in offset order). */
-function firstEndingAfter(list: LogEntry[], offset: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const e = list[mid]!;
-    if (e.start + e.data.length > offset) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }

@@ -38,6 +38,8 @@ export interface SqliteStoreOptions {
   checkpointerUrl?: URL;
   /** How often deferred index and summary rows are written (message-log.ts). */
   materializeEveryMs?: number;
+  /** How many bytes of the newest messages reads may find in memory (recent-messages.ts). */
+  recentBytes?: number;
   /** What to do when the disk refuses a sync; by default the process exits. */
   onSyncFailure?: (error: unknown) => void;
 }
@@ -87,7 +89,7 @@ export class SqliteStore implements Store {
     this.st = new Statements(this.db);
     this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
     this.lastIncarnation = Number(this.st.getMeta.get("last_incarnation")?.value ?? 0);
-    this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs);
+    this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
     this.load();
     this.writes = new GroupCommit<Batch>({
       begin: this.st.begin,
