@@ -19,6 +19,11 @@ export interface LogEntry {
   data: Uint8Array;
 }
 
+const NO_BYTES = new Uint8Array(0);
+
+/** What a slot holds once its message is let go of, so the array keeps no bytes alive. */
+const GONE: LogEntry = { id: 0, streamId: 0, start: 0, data: NO_BYTES };
+
 /** A stream's held messages in offset order, from `entries[head]`. */
 export interface Held {
   entries: LogEntry[];
@@ -30,7 +35,7 @@ export class RecentMessages {
   /** Every message added and not yet let go of, oldest first, from `order[orderHead]`. */
   private order: LogEntry[] = [];
   private orderHead = 0;
-  /** The bytes of `order` from its head, dropped streams' included. */
+  /** The bytes of the messages in `order` from its head. */
   private bytes = 0;
 
   constructor(
@@ -50,11 +55,15 @@ export class RecentMessages {
     this.bytes += entry.data.length;
   }
 
-  /**
-   * A deleted stream's messages stop being readable at once; their memory is counted against the
-   * budget until trimming reaches them, so it is bounded all the same.
-   */
+  /** A deleted stream's messages go at once: their bytes are released, their slots trimmed later. */
   drop(streamId: number): void {
+    const held = this.streams.get(streamId);
+    if (!held) return;
+    for (let i = held.head; i < held.entries.length; i++) {
+      const entry = held.entries[i]!;
+      this.bytes -= entry.data.length;
+      entry.data = NO_BYTES;
+    }
     this.streams.delete(streamId);
   }
 
@@ -63,11 +72,11 @@ export class RecentMessages {
     while (this.orderHead < this.order.length && (this.bytes > this.budgetBytes || this.order.length - this.orderHead > this.budgetEntries)) {
       const entry = this.order[this.orderHead]!;
       if (entry.id > indexedUpTo) break;
-      this.orderHead++;
+      this.order[this.orderHead++] = GONE;
       this.bytes -= entry.data.length;
       const held = this.streams.get(entry.streamId);
       if (!held || held.entries[held.head] !== entry) continue;
-      held.head++;
+      held.entries[held.head++] = GONE;
       if (held.head === held.entries.length) this.streams.delete(entry.streamId);
       else if (held.head >= 1024 && held.head * 2 >= held.entries.length) {
         held.entries.splice(0, held.head);
