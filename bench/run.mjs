@@ -132,6 +132,7 @@ ${renderReport(result, { md: true })}
 ### Reading notes
 
 - **Ceiling rows are bounded by the client as much as by Bun.** The append ceiling runs the client at ~100% of a core (about 11 µs of client CPU per request, most of it the kernel's loopback write), so "of ceiling" is a fraction of what this client and machine can push through HTTP, not of Bun.serve alone. A second client thread makes it slower on 2 cores.
+- **Catch-up reads the newest data from memory.** ursa keeps the newest messages (64 MiB, at most 4,096 messages: \`--read-cache-mb\`) in memory after writing them, so about 64 of the stream's 100 MiB are served from memory and the rest through SQLite's memory map. With \`--read-cache-mb 0\` everything comes from SQLite: 848 and 943 MB/s against 1,039 and 1,569 MB/s with the cache in alternating runs on 2026-11-30.
 - **Reference (file) at 500 streams answers mostly 404.** Its file handle pool keeps 100 handles; with more hot streams it evicts a handle between write and fsync, the fsync throws "handle not found", and the server maps any "not found" error to 404. Its appends/s counts only the 2xx, so the 15× target is judged only where it answered cleanly (100 streams).
 - **Reference (memory) p999 at 500 writers** includes GC pauses of its growing in-memory log (RSS grows by ~80 MB per 5 s run).
 - **Server CPU per append** is (utime+stime of the server process over the measured window) / appends acknowledged in it, from /proc/<pid>/stat in 10 ms ticks. It can exceed 100% of a core: Bun and SQLite use helper threads.
