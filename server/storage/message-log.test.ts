@@ -156,6 +156,29 @@ describe("message log", () => {
     }, 120_000);
   }
 
+  test("a crash after closing appends loses neither the closure nor the bytes, Stream-Seq and producer that came with it", async () => {
+    await inTempDir(async (dir) => {
+      const h = await Harness.open(dir, 60_000);
+      const enc = (t: string) => new TextEncoder().encode(t);
+      const base = { contentType: "text/plain", streamSeq: null, producer: null, incarnation: null };
+      expect((await h.store.append(key(0), { ...base, messages: [enc("last")], close: true, streamSeq: "07", producer: { id: "p", epoch: 2, seq: 0 } })).kind).toBe("accepted");
+      expect((await h.store.append(key(1), { ...base, contentType: null, messages: [], close: true, producer: { id: "q", epoch: 1, seq: 0 } })).kind).toBe("accepted");
+      const copy = snapshot(h.path, dir);
+      await h.store.close();
+      const store = new SqliteStore({ path: copy, sync: "full", materializeEveryMs: 60_000 });
+      const a = store.get(key(0))!;
+      expect(a).toMatchObject({ tail: 4, closed: true, lastSeq: "07", messageCount: 1, closedBy: { id: "p", epoch: 2, seq: 0 } });
+      expect(a.producers.get("p")).toMatchObject({ epoch: 2, lastSeq: 0, lastStart: 0, lastNext: 4 });
+      expect(new TextDecoder().decode(Buffer.concat(store.readRange(a, 0, 100, false).chunks))).toBe("last");
+      const b = store.get(key(1))!;
+      expect(b).toMatchObject({ tail: 0, closed: true, closedBy: { id: "q", epoch: 1, seq: 0 } });
+      expect(b.producers.get("q")).toMatchObject({ epoch: 1, lastSeq: 0 });
+      // A retry of the closing append is still a duplicate after the crash.
+      expect((await store.append(key(0), { ...base, messages: [enc("last")], close: true, producer: { id: "p", epoch: 2, seq: 0 } })).kind).toBe("duplicate");
+      await store.close();
+    });
+  });
+
   test("rows replayed at start-up are written out once the writer is idle, without waiting for a write", async () => {
     await inTempDir(async (dir) => {
       const h = await Harness.open(dir, 60_000);
