@@ -2,7 +2,8 @@
 // by offset (msg_index) and the stream and producer rows it changed are written later, for every
 // append since the last time at once, by `materialize`: about every 100 ms, before anything that
 // needs them (a delete, a fork), and at start-up for whatever a crash left unmaterialized. Until
-// then a stream's newest messages are also held here in memory, which is where reads find them.
+// then, and within a budget after, a stream's newest messages are held in memory
+// (recent-messages.ts), which is where reads find them.
 //
 // The bookkeeping follows the transaction: a Batch collects what it wrote (LogWrites) and this
 // side changes only once that transaction has committed, so a rollback needs no undo here.
