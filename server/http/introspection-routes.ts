@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
+import type { BucketPage, ServerInfo, StreamDetail, StreamPage } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
@@ -27,14 +28,14 @@ export function introspectionRoutes(deps: AppDeps): Hono {
       started_at_ms: deps.info.startedAtMs,
       live_readers: deps.hub.active,
       ...deps.store.counts(),
-    }),
+    } satisfies ServerInfo),
   );
 
   app.get("/api/buckets", (c) => {
     const query = parseListQuery(new URL(c.req.url), 100);
     if (!query.ok) return renderError(query.error);
     const page = deps.store.listBuckets(query.value);
-    return json({ buckets: page.items, total: page.total, next_cursor: page.nextCursor, has_more: page.hasMore });
+    return json({ buckets: page.items, total: page.total, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
   });
 
   app.get("/api/buckets/:bucket/streams", (c) => {
@@ -48,7 +49,7 @@ export function introspectionRoutes(deps: AppDeps): Hono {
       streams: page.items,
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
-    });
+    } satisfies StreamPage);
   });
 
   app.get("/api/streams/:bucket/:stream", (c) => {
@@ -62,7 +63,7 @@ export function introspectionRoutes(deps: AppDeps): Hono {
   return app;
 }
 
-function describe(s: StreamState, urlPath: string) {
+function describe(s: StreamState, urlPath: string): StreamDetail {
   const expiresAtMs = s.expiresAtMs ?? (s.ttlSeconds === null ? null : s.touchedAtMs + s.ttlSeconds * 1000);
   return {
     bucket_id: s.bucket,

@@ -2,7 +2,8 @@
 // introspection API, which differ only in the fields they render.
 
 import { protocolError, type ProtocolError } from "../protocol/errors";
-import type { Page, StreamSummary } from "../storage/store";
+import type { StreamSummary } from "../introspection-api";
+import type { Page } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { parseListQuery } from "./list-query";
 import { parseBucketId } from "./paths";

@@ -5,7 +5,8 @@
 import type { Database } from "bun:sqlite";
 import { formatOffset } from "../protocol/offsets";
 import { streamKey, type StreamState } from "../protocol/state";
-import type { ListQuery, Page, StreamSummary } from "./store";
+import type { StreamSummary } from "../introspection-api";
+import type { ListQuery, Page } from "./store";
 
 // Every name that starts with the prefix sorts below prefix + U+10FFFF, bytewise in UTF-8.
 const upperBound = (prefix: string) => (prefix === "" ? "\u{10FFFF}\u{10FFFF}" : prefix + "\u{10FFFF}");

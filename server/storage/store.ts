@@ -5,6 +5,7 @@
 import type { AppendDecision, AppendRequest } from "../protocol/append";
 import type { CreateDecision, CreateRequest } from "../protocol/create";
 import type { ProtocolError } from "../protocol/errors";
+import type { StreamSummary } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
 
 export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
@@ -22,17 +23,6 @@ export type StreamChange =
   | { kind: "appended"; state: StreamState; start: number; messages: Uint8Array[] }
   | { kind: "closed"; state: StreamState }
   | { kind: "gone"; id: number; key: string };
-
-export interface StreamSummary {
-  stream_id: string;
-  status: "Open" | "Closed";
-  content_type: string;
-  tail_offset: number;
-  next_offset: string;
-  created_at_ms: number;
-  last_write_at_ms: number | null;
-  incarnation: string;
-}
 
 export interface Page<T> {
   items: T[];
