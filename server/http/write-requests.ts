@@ -42,28 +42,31 @@ function parseGuards(h: Headers): Parsed<Guards> {
 }
 
 export async function parseAppend(req: Request, maxBodyBytes: number): Promise<Parsed<AppendRequest>> {
-  const h = req.headers;
   const body = await readBody(req, maxBodyBytes);
-  if (!body.ok) return body;
+  return body.ok ? appendRequest(req.headers, body.value) : body;
+}
+
+function appendRequest(h: Headers, body: Uint8Array): Parsed<AppendRequest> {
   const guards = parseGuards(h);
   if (!guards.ok) return guards;
+  const { producer, streamSeq, incarnation } = guards.value;
   const close = flag(h.get(H.closed));
-  const base = { close, ...guards.value };
-  if (body.value.length === 0) {
+  if (body.length === 0) {
     if (!close) return fail("EMPTY_APPEND", "an append needs a body; send Stream-Closed: true to close without one");
     // A close-only request ignores its Content-Type entirely (spec §5.5).
-    return ok({ ...base, contentType: null, messages: [] });
+    return ok({ contentType: null, messages: [], close, producer, streamSeq, incarnation });
   }
   const rawType = h.get(H.contentType);
   if (rawType === null || rawType.trim() === "") return fail("MISSING_CONTENT_TYPE", "an append with a body needs a Content-Type");
   const contentType = parseContentType(rawType);
   if (!contentType.ok) return contentType;
+  let messages: Uint8Array[] = [body];
   if (isJsonType(contentType.value)) {
-    const messages = jsonMessages(body.value, false);
-    if (!messages.ok) return messages;
-    return ok({ ...base, contentType: contentType.value, messages: messages.value });
+    const parsed = jsonMessages(body, false);
+    if (!parsed.ok) return parsed;
+    messages = parsed.value;
   }
-  return ok({ ...base, contentType: contentType.value, messages: [body.value] });
+  return ok({ contentType: contentType.value, messages, close, producer, streamSeq, incarnation });
 }
 
 const SUB_OFFSET = /^(0|[1-9][0-9]*)$/;
