@@ -33,7 +33,7 @@ type Op =
 const message = fc.uint8Array({ minLength: 1, maxLength: 12 });
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("append" as const), stream: fc.integer({ min: 0, max: 2 }), messages: fc.array(message, { minLength: 1, maxLength: 3 }), producer: fc.boolean(), seq: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("burst" as const), streams: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 6 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("burst" as const), streams: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 45 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: "churn" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
 );

@@ -104,6 +104,7 @@ export class SqliteStore implements Store {
           if (full) this.st.update(state);
           else this.st.updateHot(state);
         }
+        this.log.flush(batch);
         if (this.log.due(batch)) this.log.materialize(batch);
       },
       committed: (batch) => {
