@@ -34,6 +34,17 @@ export class Samples {
   }
 }
 
+/** The named counters summed over the workers' results, with `capped` and the error samples pooled. */
+export function totals(parts, counters) {
+  const sum = Object.fromEntries(counters.map((k) => [k, 0]));
+  const errorSamples = [];
+  for (const r of parts) {
+    for (const k of counters) sum[k] += r[k];
+    errorSamples.push(...r.errorSamples);
+  }
+  return { ...sum, capped: parts.some((r) => r.capped), errorSamples };
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**

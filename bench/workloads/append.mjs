@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
 import { PHASE, startParts } from "../lib/pool.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
-import { Samples, sleep } from "../lib/stats.mjs";
+import { Samples, sleep, totals } from "../lib/stats.mjs";
 
 export const CONTENT_TYPE = { bin: "application/octet-stream", json: "application/json" };
 
@@ -51,19 +51,9 @@ export async function run(server, p) {
   const parts = await done;
 
   const lat = Samples.merge(parts.map((r) => r.lat));
+  const { ok, non2xx, errors, totalReq, totalNon2xx, capped, errorSamples } = totals(parts, ["ok", "non2xx", "errors", "totalReq", "totalNon2xx"]);
   const statuses = {};
-  let ok = 0, non2xx = 0, errors = 0, capped = false, totalReq = 0, totalNon2xx = 0;
-  const errorSamples = [];
-  for (const r of parts) {
-    ok += r.ok;
-    non2xx += r.non2xx;
-    errors += r.errors;
-    totalReq += r.totalReq;
-    totalNon2xx += r.totalNon2xx;
-    capped ||= r.capped;
-    for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
-    errorSamples.push(...r.errorSamples);
-  }
+  for (const r of parts) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
   const s = lat.summary();
   return {
     appendsPerS: ok / cpu.wallS,

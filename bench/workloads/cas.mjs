@@ -10,7 +10,7 @@
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
 import { PHASE, startParts } from "../lib/pool.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
-import { Samples, sleep } from "../lib/stats.mjs";
+import { Samples, sleep, totals } from "../lib/stats.mjs";
 
 const pad20 = (n) => String(n).padStart(20, "0");
 
@@ -38,19 +38,17 @@ export async function run(server, p) {
   const cpu = meter();
   const parts = await done;
 
-  let commits = 0, conflicts = 0, conflictsNoLastSeq = 0, errors = 0, reads = 0, totalCommits = 0, capped = false;
-  const errorSamples = [];
+  const { commits, conflicts, conflictsNoLastSeq, errors, reads, totalCommits, capped, errorSamples } = totals(parts, [
+    "commits",
+    "conflicts",
+    "conflictsNoLastSeq",
+    "errors",
+    "reads",
+    "totalCommits",
+  ]);
   const acked = new Map(); // "w:c" -> { n, k }
   const unknown = new Set(); // attempts whose outcome was lost (connection error)
   for (const r of parts) {
-    commits += r.commits;
-    conflicts += r.conflicts;
-    conflictsNoLastSeq += r.conflictsNoLastSeq;
-    errors += r.errors;
-    reads += r.reads;
-    totalCommits += r.totalCommits;
-    capped ||= r.capped;
-    errorSamples.push(...r.errorSamples);
     for (const [w, c, n, k] of r.acked) acked.set(`${w}:${c}`, { n, k });
     for (const key of r.unknown) unknown.add(key);
   }

@@ -5,7 +5,7 @@
 import { Conn } from "../lib/http.mjs";
 import { PHASE, startParts } from "../lib/pool.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
-import { nowUs, Samples, sleep } from "../lib/stats.mjs";
+import { nowUs, Samples, sleep, totals } from "../lib/stats.mjs";
 
 /** p: { subscribers, rate, durationMs, threads, runId, connectTimeoutMs } */
 export async function run(server, p) {
@@ -67,18 +67,15 @@ export async function run(server, p) {
     const cpu = meter();
     const parts = await done;
     const lat = Samples.merge(parts.map((r) => r.lat)).summary();
-    let received = 0, missing = 0, duplicates = 0, outOfOrder = 0, errors = 0, connected = 0, ended = 0;
-    const errorSamples = [];
-    for (const r of parts) {
-      received += r.received;
-      missing += r.missing;
-      duplicates += r.duplicates;
-      outOfOrder += r.outOfOrder;
-      errors += r.errors;
-      connected += r.connected;
-      ended += r.endedEarly;
-      errorSamples.push(...r.errorSamples);
-    }
+    const { received, missing, duplicates, outOfOrder, errors, connected, endedEarly, errorSamples } = totals(parts, [
+      "received",
+      "missing",
+      "duplicates",
+      "outOfOrder",
+      "errors",
+      "connected",
+      "endedEarly",
+    ]);
     const held = writerErrors === 0 && achievedRate >= 0.98 * p.rate;
     return {
       subscribers: p.subscribers,
@@ -93,7 +90,7 @@ export async function run(server, p) {
       duplicates,
       outOfOrder,
       errors,
-      endedEarly: ended,
+      endedEarly,
       connected,
       errorSamples: errorSamples.slice(0, 5),
       writerRate: achievedRate,
