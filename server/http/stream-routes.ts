@@ -37,14 +37,7 @@ export function streamRoutes(deps: AppDeps): Hono {
     const raw = rawPathname(c.req.url).slice(V1_PREFIX.length);
     // The DS subscription prefix is reserved and not implemented (spec §2.23).
     if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
-    let name: string;
-    try {
-      name = decodeURIComponent(raw);
-    } catch {
-      return renderError(protocolError("INVALID_STREAM_ID", "stream ID is not valid percent-encoding"));
-    }
-    const path = parseStreamPath(DEFAULT_BUCKET, name);
-    return path.ok ? dispatch(deps, c.req.raw, path.value) : renderError(path.error);
+    return decodedStream(deps, c.req.raw, DEFAULT_BUCKET, raw);
   });
 
   app.all("/:bucket/:stream", (c) => bucketedStream(deps, c.req.raw, rawPathname(c.req.url)));
@@ -64,17 +57,23 @@ export function isBucketedStreamPath(raw: string): boolean {
   return first !== "ui" && first !== "v1" && !first.startsWith("__") && raw.slice(slash + 1) !== "streams";
 }
 
+export function bucketedStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
+  const slash = raw.indexOf("/", 1);
+  return decodedStream(deps, req, raw.slice(1, slash), raw.slice(slash + 1));
+}
+
 const decodeSegment = (raw: string) => (raw.includes("%") ? decodeURIComponent(raw) : raw);
 
-export function bucketedStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
-  // Decode the raw segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
-  // and spec §1.1 wants each segment decoded once and then validated.
-  const slash = raw.indexOf("/", 1);
+/**
+ * Decodes the raw path segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
+ * and spec §1.1 wants each segment decoded once and then validated.
+ */
+function decodedStream(deps: AppDeps, req: Request, rawBucket: string, rawName: string): Promise<Response> | Response {
   let bucket: string;
   let name: string;
   try {
-    bucket = decodeSegment(raw.slice(1, slash));
-    name = decodeSegment(raw.slice(slash + 1));
+    bucket = decodeSegment(rawBucket);
+    name = decodeSegment(rawName);
   } catch {
     return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
   }

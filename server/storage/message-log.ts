@@ -31,8 +31,8 @@ export interface MessageRow {
 /** What one transaction wrote to the log; applied to MessageLog when it commits. */
 export class LogWrites {
   readonly entries: LogEntry[] = [];
-  /** Entries whose rows are not yet inserted, and those rows' parameters, ROW_PARAMS each. */
-  readonly unwritten: LogEntry[] = [];
+  /** `entries` from this index on have no row yet; `rowParams` holds theirs, ROW_PARAMS each. */
+  inserted = 0;
   readonly rowParams: (string | number | Uint8Array | null)[] = [];
   /** Streams and producers whose rows are behind the log: stream id → path key, and → producer ids. */
   readonly streams = new Map<number, string>();
@@ -157,9 +157,7 @@ export class MessageLog {
         last ? append.streamSeq : null,
         nowMs,
       );
-      const entry = { id: 0, streamId: after.id, start: pos, data };
-      tx.log.entries.push(entry);
-      tx.log.unwritten.push(entry);
+      tx.log.entries.push({ id: 0, streamId: after.id, start: pos, data });
       pos += data.length;
     }
     tx.log.streams.set(after.id, key);
@@ -171,17 +169,16 @@ export class MessageLog {
    * of one. Runs before anything that reads the log and before COMMIT.
    */
   flush(tx: Batch): void {
-    const { unwritten, rowParams } = tx.log;
+    const { entries, rowParams } = tx.log;
     let done = 0;
-    while (done < unwritten.length) {
-      const size = INSERT_SIZES.find((n) => n <= unwritten.length - done)!;
+    while (tx.log.inserted < entries.length) {
+      const size = INSERT_SIZES.find((n) => n <= entries.length - tx.log.inserted)!;
       const params = rowParams.slice(done * ROW_PARAMS, (done + size) * ROW_PARAMS);
       // AUTOINCREMENT ids of one statement's rows are consecutive, ending at the last one's.
       const last = Number(this.insertStatement(size).run(...params).lastInsertRowid);
-      for (let i = 0; i < size; i++) unwritten[done + i]!.id = last - size + 1 + i;
+      for (let i = 0; i < size; i++) entries[tx.log.inserted++]!.id = last - size + 1 + i;
       done += size;
     }
-    unwritten.length = 0;
     rowParams.length = 0;
   }
 
@@ -197,8 +194,9 @@ export class MessageLog {
     return statement;
   }
 
-  /** Whether enough has been deferred that this transaction should materialize it. */
+  /** Whether enough has been deferred that this transaction, not yet materializing, should. */
   due(tx: Batch): boolean {
+    if (tx.log.materializedUpTo !== null) return false;
     const rows = this.unindexedRows + tx.log.entries.length;
     return rows > 0 && (rows >= MATERIALIZE_AFTER_ROWS || this.now() - this.lastMaterializedAt >= this.everyMs);
   }

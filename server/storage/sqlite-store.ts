@@ -160,11 +160,7 @@ export class SqliteStore implements Store {
     this.materializeTimer = setTimeout(() => {
       this.materializeTimer = undefined;
       if (!this.log.deferred) return;
-      this.writes
-        .submit((tx) => {
-          if (tx.log.materializedUpTo === null) this.log.materialize(tx);
-        })
-        .catch(() => this.scheduleMaterialize());
+      this.writes.submit((tx) => this.log.materialize(tx)).catch(() => this.scheduleMaterialize());
     }, this.log.everyMs);
     this.materializeTimer.unref();
   }
@@ -332,7 +328,6 @@ export class SqliteStore implements Store {
     clearTimeout(this.materializeTimer);
     await this.writes.drain();
     if (this.log.deferred) await this.writes.submit((tx) => this.log.materialize(tx));
-    await this.writes.drain();
     await this.checkpointer?.terminate();
     this.db.close();
   }
