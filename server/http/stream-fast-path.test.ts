@@ -35,6 +35,25 @@ describe("stream paths take the fast path, and the paths it declines reach their
     expect([short.status, await code(short)]).toEqual([400, "INVALID_BUCKET_ID"]);
   });
 
+  test("the v1 surface takes it too, with the answers its route gave", async () => {
+    expect((await h.request("PUT", "/v1/stream/fast-v1", { headers: { "content-type": "text/plain" } })).status).toBe(201);
+    expect((await h.request("POST", "/v1/stream/fast-v1", { headers: { "content-type": "text/plain" }, body: "hi" })).status).toBe(204);
+    expect(await (await h.request("GET", "/v1/stream/fast-v1?offset=-1")).text()).toBe("hi");
+    const answers: [string, number, string][] = [];
+    for (const p of ["/v1/stream", "/v1/stream/", "/v1/stream/a/b", "/v1/stream/%ZZ", "/v1/stream/__ds/x", "/v1/streamx/y"]) {
+      const r = await h.request("GET", p);
+      answers.push([p, r.status, await code(r)]);
+    }
+    expect(answers).toEqual([
+      ["/v1/stream", 400, "INVALID_STREAM_ID"],
+      ["/v1/stream/", 400, "INVALID_STREAM_ID"],
+      ["/v1/stream/a/b", 400, "INVALID_STREAM_ID"],
+      ["/v1/stream/%ZZ", 400, "INVALID_STREAM_ID"],
+      ["/v1/stream/__ds/x", 404, "NOT_FOUND"],
+      ["/v1/streamx/y", 404, "NOT_FOUND"],
+    ]);
+  });
+
   test("paths the fast path declines still reach their own routes", async () => {
     await h.request("PUT", "/fast/s1", { headers: { "content-type": "text/plain" } });
     const listing = await h.request("GET", "/fast/streams");

@@ -10,6 +10,7 @@ import { headStream, readStream } from "./reads";
 import { appendToStream, createStream, deleteStream } from "./writes";
 
 const STREAM_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
+const V1_ROOT = V1_PREFIX.slice(0, -1);
 
 function dispatch(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> | Response {
   switch (req.method) {
@@ -33,22 +34,27 @@ function dispatch(deps: AppDeps, req: Request, path: StreamPath): Promise<Respon
 export function streamRoutes(deps: AppDeps): Hono {
   const app = new Hono();
 
-  app.all("/v1/stream/*", (c) => {
-    const raw = rawPathname(c.req.url).slice(V1_PREFIX.length);
-    // The DS subscription prefix is reserved and not implemented (spec §2.23).
-    if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
-    return decodedStream(deps, c.req.raw, DEFAULT_BUCKET, raw);
-  });
-
   app.all("/:bucket/:stream", (c) => bucketedStream(deps, c.req.raw, rawPathname(c.req.url)));
 
   return app;
 }
 
+/** A stream request on either surface, before the router: every append and read comes this way. */
+export function fastStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response | undefined {
+  // `/v1/stream` itself names the empty stream ID, which parseStreamPath refuses.
+  if (raw.startsWith(V1_PREFIX) || raw === V1_ROOT) return v1Stream(deps, req, raw.slice(V1_PREFIX.length));
+  return isBucketedStreamPath(raw) ? bucketedStream(deps, req, raw) : undefined;
+}
+
+function v1Stream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
+  // The DS subscription prefix is reserved and not implemented (spec §2.23).
+  if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
+  return decodedStream(deps, req, DEFAULT_BUCKET, raw);
+}
+
 /**
  * Whether a raw path is `/{bucket}/{stream}` and nothing else could claim it (the console, the
- * admin API, a bucket listing, the v1 surface), so it may skip the router: every append and read
- * comes this way.
+ * admin API, a bucket listing, the v1 surface), so it may skip the router.
  */
 export function isBucketedStreamPath(raw: string): boolean {
   const slash = raw.indexOf("/", 1);
@@ -57,7 +63,7 @@ export function isBucketedStreamPath(raw: string): boolean {
   return first !== "ui" && first !== "v1" && !first.startsWith("__") && raw.slice(slash + 1) !== "streams";
 }
 
-export function bucketedStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
+function bucketedStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
   const slash = raw.indexOf("/", 1);
   return decodedStream(deps, req, raw.slice(1, slash), raw.slice(slash + 1));
 }
