@@ -7,8 +7,9 @@
 // instant few requests are actually inside it. Hence many writers, a kill from a timer, and one
 // extra request whose body is deliberately left half-sent, so that at least one commit is
 // certainly cut off mid-request on every run.
-import { afterAll, expect, test } from "vitest";
-import { startUrsa, type UrsaProcess } from "./server-process.ts";
+import { expect, test } from "vitest";
+import { restartPair } from "./restart-pair.ts";
+import { startUrsa } from "./server-process.ts";
 
 const WRITERS = 16;
 const COMMITS_PER_WRITER = 150;
@@ -33,14 +34,7 @@ const key = (w: number, c: number) => `${w}:${c}`;
 /** 1–3 messages per commit, varied but reproducible. */
 const sizeOf = (w: number, c: number) => 1 + ((w * 7 + c * 13) % 3);
 
-let first: UrsaProcess | undefined;
-let second: UrsaProcess | undefined;
-
-afterAll(async () => {
-  await first?.kill();
-  await second?.stop();
-  (second ?? first)?.cleanup();
-});
+const pair = restartPair();
 
 /** Catch-up read of a whole JSON stream, following Stream-Next-Offset until Stream-Up-To-Date. */
 async function readAll(url: string): Promise<{ messages: Msg[]; tail: string }> {
@@ -107,7 +101,7 @@ function audit(messages: Msg[], writers: number[], acked: Set<string>): string[]
 }
 
 test("kill -9 during concurrent appends loses no acknowledged commit and splits or repeats none", { timeout: 60_000 }, async () => {
-  first = await startUrsa();
+  const first = (pair.first = await startUrsa());
   const tag = Date.now().toString(36);
   const paths = [`/e2e-test/kill9-${tag}`, `/v1/stream/kill9-${tag}`];
   for (const p of paths) {
@@ -124,7 +118,7 @@ test("kill -9 during concurrent appends loses no acknowledged commit and splits 
   const reached = new Promise<void>((r) => (thresholdReached = r));
 
   async function writer(w: number) {
-    const url = `${first!.url}${pathOf(w)}`;
+    const url = `${first.url}${pathOf(w)}`;
     for (let c = 0; c < COMMITS_PER_WRITER; c++) {
       const k = sizeOf(w, c);
       const body = JSON.stringify(Array.from({ length: k }, (_, i) => message(w, c, i, k)));
@@ -168,7 +162,7 @@ test("kill -9 during concurrent appends loses no acknowledged commit and splits 
     await reached;
     await new Promise((r) => setTimeout(r, Math.random() * 5));
     killSent = true;
-    await first!.kill();
+    await first.kill();
   })();
 
   await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
@@ -180,7 +174,7 @@ test("kill -9 during concurrent appends loses no acknowledged commit and splits 
   expect(acked.size).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
   expect(acked.size).toBeLessThan(WRITERS * COMMITS_PER_WRITER);
 
-  second = await startUrsa({ dataDir: first.dataDir });
+  const second = (pair.second = await startUrsa({ dataDir: first.dataDir }));
   let survivors = 0;
   for (const p of paths) {
     const writers = Array.from({ length: WRITERS }, (_, w) => w).filter((w) => pathOf(w) === p);

@@ -2,7 +2,8 @@
 // incarnation) must come back after the process goes away and starts again over the same files.
 // Run once with SIGTERM (clean shutdown) and once with SIGKILL (no shutdown code runs at all):
 // an acknowledged write must already be durable, so both must give the same answers.
-import { afterAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
+import { restartPair } from "./restart-pair.ts";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 
 interface Exchange {
@@ -44,18 +45,11 @@ describe.each([{ signal: "SIGTERM" as const }, { signal: "SIGKILL" as const }])(
     incarnation: {} as Record<string, string | null>,
     dataFile: undefined as string | undefined,
   };
-  let first: UrsaProcess | undefined;
-  let second: UrsaProcess | undefined;
+  const pair = restartPair();
   const url = (u: UrsaProcess, p: string) => `${u.url}${p}`;
 
-  afterAll(async () => {
-    await first?.kill();
-    await second?.stop();
-    (second ?? first)?.cleanup();
-  });
-
   test("first process acknowledges the writes", { timeout: 20_000 }, async () => {
-    first = await startUrsa();
+    const first = (pair.first = await startUrsa());
     before.dataFile = dataFile(first);
     expect(before.dataFile, first.log()).toMatch(/ursa\.sqlite$/);
 
@@ -114,14 +108,14 @@ describe.each([{ signal: "SIGTERM" as const }, { signal: "SIGKILL" as const }])(
   });
 
   test("second process opens the same data file", { timeout: 20_000 }, async () => {
-    expect(first?.child.pid).toBeDefined();
-    second = await startUrsa({ dataDir: first!.dataDir });
+    expect(pair.first?.child.pid).toBeDefined();
+    const second = (pair.second = await startUrsa({ dataDir: pair.first!.dataDir }));
     expect(dataFile(second), second.log()).toMatch(/ursa\.sqlite$/);
     expect(dataFile(second)).toBe(before.dataFile);
   });
 
   test("bytes, content type and tail survive", async () => {
-    const u = second!;
+    const u = pair.second!;
     const read = await call(`${url(u, paths.data)}?offset=-1`);
     expect(read.status).toBe(200);
     expect(read.text).toBe("hello world");
@@ -139,14 +133,14 @@ describe.each([{ signal: "SIGTERM" as const }, { signal: "SIGKILL" as const }])(
 
   test("each stream keeps its incarnation", async () => {
     for (const [name, p] of Object.entries(paths)) {
-      const head = await call(url(second!, p), { method: "HEAD" });
+      const head = await call(url(pair.second!, p), { method: "HEAD" });
       expect(head.status, name).toBe(200);
       expect(head.headers.get("Stream-Incarnation"), name).toBe(before.incarnation[name]);
     }
   });
 
   test("closed stream stays closed", async () => {
-    const u = second!;
+    const u = pair.second!;
     const head = await call(url(u, paths.closed), { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(head.headers.get("Stream-Closed")).toBe("true");
@@ -168,13 +162,13 @@ describe.each([{ signal: "SIGTERM" as const }, { signal: "SIGKILL" as const }])(
   });
 
   test("TTL window survives", async () => {
-    const head = await call(url(second!, paths.ttl), { method: "HEAD" });
+    const head = await call(url(pair.second!, paths.ttl), { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(head.headers.get("Stream-TTL")).toBe("3600");
   });
 
   test("last Stream-Seq survives: an equal value is refused with Stream-Last-Seq", async () => {
-    const u = second!;
+    const u = pair.second!;
     const res = await call(url(u, paths.data), {
       method: "POST",
       headers: { "Content-Type": "text/plain", "Stream-Seq": "0002" },
@@ -188,7 +182,7 @@ describe.each([{ signal: "SIGTERM" as const }, { signal: "SIGKILL" as const }])(
   });
 
   test("producer state survives: a retried write is a duplicate, the next seq and the fence still work", async () => {
-    const u = second!;
+    const u = pair.second!;
     const retry = await call(url(u, paths.data), {
       method: "POST",
       headers: { "Content-Type": "text/plain", "Stream-Seq": "0002", ...producer(3, 1) },

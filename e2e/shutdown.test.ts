@@ -1,19 +1,14 @@
 // SIGTERM is a clean stop: live readers get a final answer rather than a dropped connection
 // (an SSE control they can resume from, a long-poll 204), the process exits 0, and a write
 // acknowledged just before the signal is there after a restart.
-import { afterAll, expect, test } from "vitest";
-import { startUrsa, type UrsaProcess } from "./server-process.ts";
+import { expect, test } from "vitest";
+import { restartPair } from "./restart-pair.ts";
+import { startUrsa } from "./server-process.ts";
 
-let first: UrsaProcess | undefined;
-let second: UrsaProcess | undefined;
-afterAll(async () => {
-  await first?.kill();
-  await second?.stop();
-  (second ?? first)?.cleanup();
-});
+const pair = restartPair();
 
 test("SIGTERM ends live reads with a final event, exits 0, and keeps acknowledged writes", { timeout: 20_000 }, async () => {
-  first = await startUrsa();
+  const first = (pair.first = await startUrsa());
   const url = `${first.url}/e2e-test/shutdown-${Date.now().toString(36)}`;
   expect((await fetch(url, { method: "PUT", headers: { "Content-Type": "text/plain" }, body: "before" })).status).toBe(201);
 
@@ -51,7 +46,7 @@ test("SIGTERM ends live reads with a final event, exits 0, and keeps acknowledge
   expect(events.endsWith(`event: control\ndata:${JSON.stringify(controls.at(-1))}\n\n`)).toBe(true);
   expect(controls.at(-1)?.streamNextOffset).toBe(tail);
 
-  second = await startUrsa({ dataDir: first.dataDir });
+  const second = (pair.second = await startUrsa({ dataDir: first.dataDir }));
   const read = await fetch(`${second.url}${new URL(url).pathname}?offset=-1`);
   expect(await read.text()).toBe("before-last");
 });
