@@ -3,6 +3,7 @@
 // these tests prove that code correct under contention, show the seed's pitfalls as documented
 // behaviour, and pin the server behaviour each recipe depends on.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { bodyText } from "./body-text.ts";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 import {
   ConflictLimitError,
@@ -784,35 +785,26 @@ describe("Guarding against a recreated stream (Stream-Incarnation)", () => {
       const res = await fetch(`${url}?offset=-1&live=sse`, { headers: { "Stream-Incarnation": token }, signal: abort.signal });
       expect(res.status).toBe(200);
       expect(res.headers.get("Stream-Incarnation")).toBe(token);
-      const reader = res.body!.getReader();
-      const decoder = new TextDecoder();
-      let text = "";
-      const ended = (async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          text += decoder.decode(value, { stream: true });
-        }
-      })();
-      ended.catch(() => {});
+      const sse = bodyText(res);
+      sse.ended.catch(() => {});
       try {
         // Caught up: the old stream's event, then a control with upToDate.
         const deadline = Date.now() + 3_000;
-        while (!/"upToDate":true/.test(text)) {
-          if (Date.now() > deadline) throw new Error(`no up-to-date control after 3 s: ${text}`);
+        while (!/"upToDate":true/.test(sse.text)) {
+          if (Date.now() > deadline) throw new Error(`no up-to-date control after 3 s: ${sse.text}`);
           await sleep(10);
         }
-        expect(text).toContain("a1");
+        expect(sse.text).toContain("a1");
         await parked(before);
         const changed = performance.now();
         expect((await fetch(url, { method: "DELETE" })).status).toBe(204);
         await createJson(url, {}, body("b1"));
         expect((await post(url, [ev("b2")])).status).toBe(204);
-        await Promise.race([ended, sleep(2_000).then(() => Promise.reject(new Error(`SSE still open 2 s after the delete: ${text}`)))]);
+        await Promise.race([sse.ended, sleep(2_000).then(() => Promise.reject(new Error(`SSE still open 2 s after the delete: ${sse.text}`)))]);
         expect(performance.now() - changed).toBeLessThan(2_000);
-        expect(text).toMatch(/event: error\n/);
-        expect(text).not.toContain("b1");
-        expect(text).not.toContain("b2");
+        expect(sse.text).toMatch(/event: error\n/);
+        expect(sse.text).not.toContain("b1");
+        expect(sse.text).not.toContain("b2");
       } finally {
         abort.abort();
       }

@@ -2,6 +2,7 @@
 // (an SSE control they can resume from, a long-poll 204), the process exits 0, and a write
 // acknowledged just before the signal is there after a restart.
 import { expect, test } from "vitest";
+import { bodyText } from "./body-text.ts";
 import { restartPair } from "./restart-pair.ts";
 import { startUrsa } from "./server-process.ts";
 
@@ -12,17 +13,7 @@ test("SIGTERM ends live reads with a final event, exits 0, and keeps acknowledge
   const url = `${first.url}/e2e-test/shutdown-${Date.now().toString(36)}`;
   expect((await fetch(url, { method: "PUT", headers: { "Content-Type": "text/plain" }, body: "before" })).status).toBe(201);
 
-  const sse = await fetch(`${url}?offset=-1&live=sse`);
-  const reader = sse.body!.getReader();
-  const decoder = new TextDecoder();
-  let events = "";
-  const sseDone = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      events += decoder.decode(value);
-    }
-  })();
+  const sse = bodyText(await fetch(`${url}?offset=-1&live=sse`));
   // A long-poll parked at the tail with a wait far longer than the test.
   const poll = fetch(`${url}?offset=now&live=long-poll&timeout_ms=60000`);
   await new Promise((r) => setTimeout(r, 200));
@@ -33,7 +24,7 @@ test("SIGTERM ends live reads with a final event, exits 0, and keeps acknowledge
   const started = Date.now();
   first.child.kill("SIGTERM");
   const pollRes = await poll;
-  await sseDone;
+  await sse.ended;
   expect(await first.stop()).toBe(0);
   expect(Date.now() - started).toBeLessThan(5_000);
 
@@ -41,9 +32,9 @@ test("SIGTERM ends live reads with a final event, exits 0, and keeps acknowledge
   expect([200, 204]).toContain(pollRes.status);
   // The SSE stream ended with a control event carrying the tail, so a client resumes from it.
   // Controls: after the catch-up, after the live append, and the one shutdown sends on its own.
-  const controls = [...events.matchAll(/event: control\ndata:(\{[^\n]*\})/g)].map((m) => JSON.parse(m[1]!));
+  const controls = [...sse.text.matchAll(/event: control\ndata:(\{[^\n]*\})/g)].map((m) => JSON.parse(m[1]!));
   expect(controls.length).toBeGreaterThanOrEqual(3);
-  expect(events.endsWith(`event: control\ndata:${JSON.stringify(controls.at(-1))}\n\n`)).toBe(true);
+  expect(sse.text.endsWith(`event: control\ndata:${JSON.stringify(controls.at(-1))}\n\n`)).toBe(true);
   expect(controls.at(-1)?.streamNextOffset).toBe(tail);
 
   const second = (pair.second = await startUrsa({ dataDir: first.dataDir }));
