@@ -46,7 +46,12 @@ export class LiveHub {
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
           if (set!.delete(waiter)) this.size--;
-          if (set!.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);
+          if (set!.size === 0 && this.waiters.get(id) === set) {
+            this.waiters.delete(id);
+            // The last reader left without a change to read: nobody will ask for the newest
+            // append, so its bytes are not kept until the stream next changes, if ever.
+            if (reason === "timeout" || reason === "aborted") this.latest.delete(id);
+          }
           resolve(reason);
         },
       };
