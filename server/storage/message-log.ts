@@ -81,8 +81,11 @@ export class MessageLog {
   ) {
     this.recent = new RecentMessages(recentBytes);
     this.maxId = db.prepare("SELECT max(id) AS id FROM msgs");
+    // OR ROLLBACK: a duplicate key (which would be a bug) fails the whole transaction, so SQLite
+    // keeps no statement journal. That journal copied every index leaf the statement touched and
+    // spilled past 64 KiB into a temp file each time: 3,000 rows took 5.7–6.1 ms with it, 4.5 without.
     this.indexRange = db.prepare(
-      "INSERT INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE id > ? AND id <= ? ORDER BY stream_id, start",
+      "INSERT OR ROLLBACK INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE id > ? AND id <= ? ORDER BY stream_id, start",
     );
     // Starts at the message holding `start` (reads may begin inside a byte-stream append).
     this.readFrom = db.prepare(
