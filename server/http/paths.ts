@@ -2,7 +2,6 @@
 
 import { fail, ok, type Parsed } from "../protocol/errors";
 import { streamKey } from "../protocol/state";
-import { utf8Length } from "../protocol/utf8";
 
 const BUCKET = /^[a-z0-9_-]{4,64}$/;
 const MAX_STREAM_ID_BYTES = 122;
@@ -31,7 +30,7 @@ export function parseBucketId(bucket: string): Parsed<string> {
 export function parseStreamPath(bucket: string, name: string): Parsed<StreamPath> {
   const b = parseBucketId(bucket);
   if (!b.ok) return b;
-  const bytes = utf8Length(name);
+  const bytes = Buffer.byteLength(name, "utf8");
   if (name.length === 0 || bytes > MAX_STREAM_ID_BYTES) return fail("INVALID_STREAM_ID", "stream IDs are 1-122 bytes");
   if (name.includes("/") || name.includes("\0") || name.includes("..")) {
     return fail("INVALID_STREAM_ID", "stream IDs may not contain /, NUL or ..");

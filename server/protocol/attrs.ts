@@ -2,13 +2,12 @@
 // object `metadata`; other fields are accepted and not stored; `{}` clears.
 
 import { fail, ok, type Parsed } from "./errors";
-import { utf8Length } from "./utf8";
 
 export const MAX_ATTRS_BYTES = 16 * 1024;
 
 /** The normalized JSON text to store, or null for "no attributes". */
 export function parseAttrs(raw: string): Parsed<string | null> {
-  if (utf8Length(raw) > MAX_ATTRS_BYTES) {
+  if (Buffer.byteLength(raw, "utf8") > MAX_ATTRS_BYTES) {
     return fail("INVALID_STREAM_ATTRS", `attributes are larger than ${MAX_ATTRS_BYTES} bytes`);
   }
   let value: unknown;

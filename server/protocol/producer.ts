@@ -1,7 +1,6 @@
 // Idempotent producers (spec §5.3): header syntax and the decision table.
 
 import { fail, ok, type Parsed } from "./errors";
-import { utf8Length } from "./utf8";
 
 export interface ProducerTuple {
   id: string;
@@ -36,7 +35,7 @@ export function parseProducer(id: string | null, epoch: string | null, seq: stri
   }
   const trimmedId = id.trim();
   if (trimmedId.length === 0) return fail("INVALID_PRODUCER", "Producer-Id is empty");
-  if (utf8Length(trimmedId) > MAX_PRODUCER_ID_BYTES) {
+  if (Buffer.byteLength(trimmedId, "utf8") > MAX_PRODUCER_ID_BYTES) {
     return fail("INVALID_PRODUCER", `Producer-Id is longer than ${MAX_PRODUCER_ID_BYTES} bytes`);
   }
   const e = parseCount("Producer-Epoch", epoch);
