@@ -46,8 +46,7 @@ export class GroupCommit<Tx> {
   private queue: Pending<Tx>[] = [];
   private scheduled = false;
   private awaitingSync: Committed<Tx>[] = [];
-  /** Transactions committed, asked to be synced, and acknowledged, counted from the start. */
-  private committedCount = 0;
+  /** Transactions asked to be synced and acknowledged, counted from the start. */
   private syncRequestedUpTo = 0;
   private acknowledgedCount = 0;
   private syncsInFlight = 0;
@@ -114,19 +113,18 @@ export class GroupCommit<Tx> {
       ops.forEach((op, i) => op.resolve(results[i]));
     } else {
       this.awaitingSync.push({ tx, ops, results });
-      this.committedCount++;
       this.startSync();
     }
     return true;
   }
 
   private startSync(): void {
-    const unsynced = this.committedCount - this.syncRequestedUpTo;
-    if (unsynced === 0 || this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT) return;
+    const committed = this.acknowledgedCount + this.awaitingSync.length;
+    if (committed === this.syncRequestedUpTo || this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT) return;
     this.syncsInFlight++;
     // An fsync makes durable everything written before it began, whatever other fsyncs are
     // still running: this one covers every transaction committed so far.
-    const upTo = (this.syncRequestedUpTo = this.committedCount);
+    const upTo = (this.syncRequestedUpTo = committed);
     this.target.sync!().then(
       () => {
         this.syncsInFlight--;
