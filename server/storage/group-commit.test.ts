@@ -1,11 +1,17 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { GroupCommit } from "./group-commit";
+import { GroupCommit, type Sync } from "./group-commit";
 
-function setup(sync?: () => Promise<void>) {
+/** A sync whose background runs are `inBackground` and whose inline runs are logged. */
+function syncing(inBackground: () => Promise<void>, log: string[], now: () => void = () => undefined): Sync {
+  return { inBackground, now: () => (log.push("sync now"), now()) };
+}
+
+function setup(makeSync?: (log: string[]) => Sync) {
   const db = new Database(":memory:");
   db.exec("CREATE TABLE t (v INTEGER NOT NULL)");
   const log: string[] = [];
+  const sync = makeSync?.(log);
   let n = 0;
   const gc = new GroupCommit<{ n: number; undone: boolean }>({
     begin: db.prepare("BEGIN"),
@@ -45,24 +51,51 @@ describe("group commit", () => {
     expect(log.filter((l) => l.startsWith("abort"))).toHaveLength(2);
   });
 
-  test("with a sync, nothing is acknowledged or made visible before the sync completes", async () => {
+  test("with a sync, nothing in a batch is acknowledged or made visible before the background sync completes", async () => {
     let release!: () => void;
-    const { gc, insert, log } = setup(() => new Promise<void>((r) => (release = r)));
-    let acked = false;
-    const write = gc.submit(() => insert.run(1)).then(() => (acked = true));
+    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => (release = r)), l));
+    let acked = 0;
+    const writes = [1, 2].map((v) => gc.submit(() => insert.run(v)).then(() => acked++));
     await Bun.sleep(5);
     expect(log).toEqual(["committed 1"]);
-    expect(acked).toBe(false);
+    expect(acked).toBe(0);
     release();
-    await write;
+    await Promise.all(writes);
     expect(log).toEqual(["committed 1", "durable 1"]);
+    expect(acked).toBe(2);
+  });
+
+  test("a lone write with no sync running is synced on the event loop, after COMMIT and before it is acknowledged", async () => {
+    const { gc, insert, log } = setup((l) => syncing(() => Promise.reject(new Error("not in the background")), l));
+    await gc.submit(() => insert.run(1));
+    expect(log).toEqual(["committed 1", "sync now", "durable 1"]);
+  });
+
+  test("a lone write while a background sync runs waits for a sync of its own", async () => {
+    const releases: (() => void)[] = [];
+    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => releases.push(r)), l));
+    const batch = Promise.all([1, 2].map((v) => gc.submit(() => insert.run(v))));
+    await Bun.sleep(5);
+    let acked = false;
+    const lone = gc.submit(() => insert.run(3)).then(() => (acked = true));
+    await Bun.sleep(5);
+    expect(log).not.toContain("sync now");
+    expect(releases).toHaveLength(2);
+    releases[0]!();
+    await batch;
+    expect(acked).toBe(false);
+    releases[1]!();
+    await lone;
+    expect(log).toEqual(["committed 1", "committed 2", "durable 1", "durable 2"]);
   });
 
   test("two syncs may run at once; each acknowledges exactly what was committed before it began, in commit order", async () => {
     const releases: (() => void)[] = [];
-    const { gc, insert, log } = setup(() => new Promise<void>((r) => releases.push(r)));
+    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => releases.push(r)), l));
     const acked: number[] = [];
+    // A batch of two goes to the background; later lone writes find a sync running.
     const first = gc.submit(() => insert.run(1)).then(() => acked.push(1));
+    void gc.submit(() => insert.run(10));
     await Bun.sleep(5);
     const second = gc.submit(() => insert.run(2)).then(() => acked.push(2));
     await Bun.sleep(5);
@@ -87,12 +120,35 @@ describe("group commit", () => {
     expect(log.filter((l) => l.startsWith("durable"))).toEqual(["durable 1", "durable 2", "durable 3"]);
   });
 
-  test("a failed sync is reported and acknowledges nothing", async () => {
-    const { gc, insert, log } = setup(() => Promise.reject(new Error("EIO")));
-    let acked = false;
-    void gc.submit(() => insert.run(1)).then(() => (acked = true));
+  test("a failed background sync is reported, and nothing is acknowledged then or after", async () => {
+    let fail = true;
+    const { gc, insert, log } = setup((l) => syncing(() => (fail ? Promise.reject(new Error("EIO")) : Promise.resolve()), l));
+    let acked = 0;
+    for (const v of [1, 2]) void gc.submit(() => insert.run(v)).then(() => acked++);
     await Bun.sleep(5);
     expect(log).toContain("sync failed Error: EIO");
-    expect(acked).toBe(false);
+    fail = false;
+    void gc.submit(() => insert.run(3)).then(() => acked++);
+    await Bun.sleep(5);
+    expect(acked).toBe(0);
+    expect(log).not.toContain("sync now");
+  });
+
+  test("a failed inline sync is reported, and nothing is acknowledged then or after", async () => {
+    let fail = true;
+    const eio = () => {
+      if (fail) throw new Error("EIO");
+    };
+    const { gc, insert, log } = setup((l) => syncing(() => Promise.resolve(), l, eio));
+    let acked = 0;
+    void gc.submit(() => insert.run(1)).then(() => acked++);
+    await Bun.sleep(5);
+    expect(log).toEqual(["committed 1", "sync now", "sync failed Error: EIO"]);
+    fail = false;
+    void gc.submit(() => insert.run(2)).then(() => acked++);
+    void gc.submit(() => insert.run(3)).then(() => acked++);
+    await Bun.sleep(5);
+    expect(acked).toBe(0);
+    expect(log.filter((l) => l.startsWith("durable"))).toEqual([]);
   });
 });
