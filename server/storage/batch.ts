@@ -5,6 +5,8 @@ import { streamKey, type StreamState } from "../protocol/state";
 import { LogWrites } from "./message-log";
 import type { StreamChange } from "./store";
 
+const SMALL_BATCH_BYTES = 16 * 1024;
+
 /**
  * One transaction's view: its own changes, over those of transactions committed but not yet
  * durable, over the durable cache that readers see.
@@ -22,6 +24,13 @@ export class Batch {
     private readonly pending: Map<string, StreamState | null>,
     private readonly cache: Map<string, StreamState>,
   ) {}
+  /** No more than a few WAL pages: a stream row or two and appends of up to SMALL_BATCH_BYTES. */
+  small(): boolean {
+    if (this.log.materializedUpTo !== null || this.log.deleted.length > 0) return false;
+    let bytes = 0;
+    for (const entry of this.log.entries) bytes += entry.data.length;
+    return bytes <= SMALL_BATCH_BYTES;
+  }
   get(key: string): StreamState | undefined {
     const mine = this.overlay.get(key);
     if (mine !== undefined) return mine ?? undefined;

@@ -1,13 +1,13 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { GroupCommit, type Sync } from "./group-commit";
+import { CONCURRENT_FOR_MS, GroupCommit, type Sync } from "./group-commit";
 
 /** A sync whose background runs are `inBackground` and whose inline runs are logged. */
 function syncing(inBackground: () => Promise<void>, log: string[], now: () => void = () => undefined): Sync {
   return { inBackground, now: () => (log.push("sync now"), now()) };
 }
 
-function setup(makeSync?: (log: string[]) => Sync) {
+function setup(makeSync?: (log: string[]) => Sync, small = () => true) {
   const db = new Database(":memory:");
   db.exec("CREATE TABLE t (v INTEGER NOT NULL)");
   const log: string[] = [];
@@ -24,6 +24,7 @@ function setup(makeSync?: (log: string[]) => Sync) {
     durable: (tx) => log.push(`durable ${tx.n}`),
     sync,
     syncFailed: (e) => log.push(`sync failed ${e}`),
+    small,
   });
   const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
   const rows = () => db.query<{ v: number }, []>("SELECT v FROM t ORDER BY v").all().map((r) => r.v);
@@ -69,6 +70,31 @@ describe("group commit", () => {
     const { gc, insert, log } = setup((l) => syncing(() => Promise.reject(new Error("not in the background")), l));
     await gc.submit(() => insert.run(1));
     expect(log).toEqual(["committed 1", "sync now", "durable 1"]);
+  });
+
+  test("a lone write that is not small is synced in the background", async () => {
+    let release!: () => void;
+    let small = false;
+    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => (release = r)), l), () => small);
+    let acked = false;
+    const write = gc.submit(() => insert.run(1)).then(() => (acked = true));
+    await Bun.sleep(5);
+    expect(acked).toBe(false);
+    release();
+    await write;
+    small = true;
+    await gc.submit(() => insert.run(2));
+    expect(log).toEqual(["committed 1", "durable 1", "committed 2", "sync now", "durable 2"]);
+  });
+
+  test("for a while after two writes shared a batch, lone writes are synced in the background too", async () => {
+    const { gc, insert, log } = setup((l) => syncing(() => Promise.resolve(), l));
+    await Promise.all([gc.submit(() => insert.run(1)), gc.submit(() => insert.run(2))]);
+    await gc.submit(() => insert.run(3));
+    expect(log).not.toContain("sync now");
+    await Bun.sleep(CONCURRENT_FOR_MS + 5);
+    await gc.submit(() => insert.run(4));
+    expect(log).toEqual(["committed 1", "durable 1", "committed 2", "durable 2", "committed 3", "sync now", "durable 3"]);
   });
 
   test("a lone write while a background sync runs waits for a sync of its own", async () => {

@@ -115,6 +115,7 @@ export class SqliteStore implements Store {
       durable: (batch) => this.install(batch),
       sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
       syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
+      small: (batch) => batch.small(),
     });
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
