@@ -99,6 +99,7 @@ export class GroupCommit<Tx> {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
+    if (batch.length > 1) this.lastSharedBatchAt = performance.now();
     if (batch.length > 0 && !this.runBatch(batch)) {
       // One write's failure (a full disk, a bug) must not fail its neighbours: retry each alone.
       for (const op of batch) this.runBatch([op]);
@@ -135,9 +136,8 @@ export class GroupCommit<Tx> {
       // But while writers are concurrent, a sync on the event loop holds up the next batch:
       // syncing every small lone write there cost four writers on one stream 9–18%, and inlining
       // batches of up to 16 writes cost cas/16w-16s 18–28%. So do it only when none are.
-      const now = performance.now();
-      if (ops.length > 1) this.lastSharedBatchAt = now;
-      if (ops.length === 1 && this.syncsInFlight === 0 && now - this.lastSharedBatchAt > CONCURRENT_FOR_MS && this.target.small(tx)) this.syncNow();
+      const concurrent = performance.now() - this.lastSharedBatchAt <= CONCURRENT_FOR_MS;
+      if (ops.length === 1 && this.syncsInFlight === 0 && !concurrent && this.target.small(tx)) this.syncNow();
       else this.startSync();
     }
     return true;
