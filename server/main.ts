@@ -27,14 +27,16 @@ function start(): void {
     mkdirSync(config.dataDir, { recursive: true });
     dataPath = resolve(join(config.dataDir, "ursa.sqlite"));
   }
+  let server: ReturnType<typeof Bun.serve> | undefined;
   const store = new SqliteStore({
     path: dataPath,
     sync: config.sync,
     checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
     recentBytes: config.readCacheBytes,
+    // Besides the write being committed, live readers parked until the next write are in progress.
+    busy: () => server !== undefined && server.pendingRequests > hub.active + 1,
   });
   const hub = new LiveHub(store, config.maxLiveReaders);
-  let server: ReturnType<typeof Bun.serve> | undefined;
   const app = createApp({
     store,
     hub,

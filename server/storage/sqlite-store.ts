@@ -42,6 +42,8 @@ export interface SqliteStoreOptions {
   recentBytes?: number;
   /** What to do when the disk refuses a sync; by default the process exits. */
   onSyncFailure?: (error: unknown) => void;
+  /** Whether requests other than the write being committed are in progress; none, if not given. */
+  busy?: () => boolean;
 }
 
 
@@ -69,6 +71,7 @@ export class SqliteStore implements Store {
     this.now = options.now ?? Date.now;
     this.db = new Database(options.path, { create: true, strict: true });
     const onDisk = options.path !== ":memory:";
+    const busy = options.busy ?? (() => false);
     if (onDisk) this.db.exec("PRAGMA journal_mode = WAL");
     // In full mode ursa syncs the WAL itself, off the event loop (see walSync), so SQLite's own
     // per-commit sync is not needed; NORMAL still syncs around checkpoints.
@@ -115,7 +118,7 @@ export class SqliteStore implements Store {
       durable: (batch) => this.install(batch),
       sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
       syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
-      small: (batch) => batch.small(),
+      mayHoldLoop: (batch) => batch.small() && !busy(),
     });
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
