@@ -74,15 +74,15 @@ describe("group commit", () => {
 
   test("a lone write the event loop may not stop for is synced in the background", async () => {
     let release!: () => void;
-    let small = false;
-    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => (release = r)), l), () => small);
+    let mayHold = false;
+    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => (release = r)), l), () => mayHold);
     let acked = false;
     const write = gc.submit(() => insert.run(1)).then(() => (acked = true));
     await Bun.sleep(5);
     expect(acked).toBe(false);
     release();
     await write;
-    small = true;
+    mayHold = true;
     await gc.submit(() => insert.run(2));
     expect(log).toEqual(["committed 1", "durable 1", "committed 2", "sync now", "durable 2"]);
   });
@@ -99,12 +99,12 @@ describe("group commit", () => {
 
   test("a lone write while a background sync runs waits for a sync of its own", async () => {
     const releases: (() => void)[] = [];
-    let small = false;
-    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => releases.push(r)), l), () => small);
-    // A write too big to sync on the event loop puts a sync in the background on its own.
+    let mayHold = false;
+    const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => releases.push(r)), l), () => mayHold);
+    // A write the event loop may not stop for puts a sync in the background on its own.
     const big = gc.submit(() => insert.run(1));
     await Bun.sleep(5);
-    small = true;
+    mayHold = true;
     let acked = false;
     const lone = gc.submit(() => insert.run(2)).then(() => (acked = true));
     await Bun.sleep(5);
