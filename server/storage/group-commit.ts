@@ -134,23 +134,38 @@ export class GroupCommit<Tx> {
       ops.forEach((op, i) => op.resolve(results[i]));
     } else {
       this.awaitingSync.push({ tx, ops, results });
-      // Handing a lone write's sync to a pool thread and hearing back cost it ~0.2 ms at p50 here
-      // (1.13–1.23 vs 0.91–1.04 ms per append at idle; one writer: 2.4–2.5k vs 2.2k appends/s).
-      // But while writers are concurrent, a sync on the event loop holds up the next batch:
-      // syncing every small lone write there cost four writers on one stream 9–18%, and inlining
-      // batches of up to 16 writes cost cas/16w-16s 18–28%. So do it only when none are, and
-      // (mayHoldLoop) no other request is in progress: with four catch-up readers running, one
-      // writer's inline syncs cost them 7–9% of their MB/s.
-      const concurrent = performance.now() - this.lastSharedBatchAt <= CONCURRENT_FOR_MS;
-      if (ops.length === 1 && this.syncsInFlight === 0 && !concurrent && this.target.mayHoldLoop(tx)) this.syncNow();
+      if (this.maySyncNow(ops, tx)) this.syncNow();
       else this.startSync();
     }
     return true;
   }
 
+  /**
+   * Handing a lone write's sync to a pool thread and hearing back cost it ~0.2 ms at p50 here
+   * (1.13–1.23 vs 0.91–1.04 ms per append at idle; one writer: 2.4–2.5k vs 2.2k appends/s). But
+   * while writers are concurrent, a sync on the event loop holds up the next batch: syncing every
+   * small lone write there cost four writers on one stream 9–18%, and inlining batches of up to
+   * 16 writes cost cas/16w-16s 18–28%. So only when none are, and (mayHoldLoop) no other request
+   * is in progress: with four catch-up readers running, one writer's inline syncs cost them 7–9%
+   * of their MB/s.
+   */
+  private maySyncNow(ops: Pending<Tx>[], tx: Tx): boolean {
+    return (
+      ops.length === 1 &&
+      this.syncsInFlight === 0 &&
+      performance.now() - this.lastSharedBatchAt > CONCURRENT_FOR_MS &&
+      this.target.mayHoldLoop(tx)
+    );
+  }
+
+  /** Transactions committed so far, counted from the start. */
+  private get committedCount(): number {
+    return this.acknowledgedCount + this.awaitingSync.length;
+  }
+
   private syncNow(): void {
     if (this.syncBroken) return;
-    const upTo = (this.syncRequestedUpTo = this.acknowledgedCount + this.awaitingSync.length);
+    const upTo = (this.syncRequestedUpTo = this.committedCount);
     try {
       this.target.sync!.now();
     } catch (error) {
@@ -176,7 +191,7 @@ export class GroupCommit<Tx> {
   }
 
   private startSync(): void {
-    const committed = this.acknowledgedCount + this.awaitingSync.length;
+    const committed = this.committedCount;
     if (this.syncBroken || committed === this.syncRequestedUpTo || this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT) return;
     this.syncsInFlight++;
     // An fsync makes durable everything written before it began, whatever other fsyncs are
