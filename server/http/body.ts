@@ -6,6 +6,16 @@ import { fail, ok, type Parsed } from "../protocol/errors";
 const EMPTY = new Uint8Array(0);
 
 export async function readBody(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
+  try {
+    return await readLimited(req, maxBytes);
+  } catch {
+    // The client closed the connection or broke the chunked framing before the body was whole:
+    // its fault, not ours, and nothing of it is committed.
+    return fail("BAD_REQUEST", "the request body ended before it was complete");
+  }
+}
+
+async function readLimited(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
   const tooLarge = () => fail<Uint8Array>("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
   const declared = req.headers.get("content-length");
   if (declared !== null) {
