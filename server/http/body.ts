@@ -5,38 +5,43 @@ import { fail, ok, type Parsed } from "../protocol/errors";
 
 const EMPTY = new Uint8Array(0);
 
-export async function readBody(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
-  try {
-    return await readLimited(req, maxBytes);
-  } catch {
-    // The client closed the connection or broke the chunked framing before the body was whole:
-    // its fault, not ours, and nothing of it is committed.
-    return fail("BAD_REQUEST", "the request body ended before it was complete");
-  }
-}
+/**
+ * The client closed the connection or broke the chunked framing before the body was whole: its
+ * fault, not ours, and nothing of it is committed.
+ */
+const cutShort = () => fail<Uint8Array>("BAD_REQUEST", "the request body ended before it was complete");
 
-async function readLimited(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
+export async function readBody(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
   const tooLarge = () => fail<Uint8Array>("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
   const declared = req.headers.get("content-length");
   if (declared !== null) {
     if (Number(declared) > maxBytes) return tooLarge();
     // Straight to bytes: touching req.body first would build a stream object for nothing.
-    const body = new Uint8Array(await req.arrayBuffer());
-    return body.length > maxBytes ? tooLarge() : ok(body);
+    let bytes: ArrayBuffer;
+    try {
+      bytes = await req.arrayBuffer();
+    } catch {
+      return cutShort();
+    }
+    return bytes.byteLength > maxBytes ? tooLarge() : ok(new Uint8Array(bytes));
   }
   if (req.body === null) return ok(EMPTY);
   const parts: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return tooLarge();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > maxBytes) {
+        await reader.cancel();
+        return tooLarge();
+      }
+      parts.push(value);
     }
-    parts.push(value);
+  } catch {
+    return cutShort();
   }
   if (parts.length === 1) return ok(parts[0]!);
   const body = new Uint8Array(size);
