@@ -82,6 +82,20 @@ test("repeated producer headers are one malformed value, refused with its code",
   expect(await streamBody()).toBe(before);
 });
 
+test("request headers fit a Stream-Attrs of the full 16 KiB; past 32 KiB in all they get 431", async () => {
+  const attrs = (bytes: number) => JSON.stringify({ title: "t".repeat(bytes - '{"title":""}'.length) });
+  const put = (name: string, value: string) => fetch(`${ursa.url}/e2e-raw/${name}`, { method: "PUT", headers: { "Stream-Attrs": value } });
+  const full = await put("attrs-full", attrs(16 * 1024));
+  expect(full.status).toBe(201);
+  const stored = (await (await fetch(`${ursa.url}/__ursula/api/streams/e2e-raw/attrs-full`)).json()) as { attrs: { title: string } };
+  expect(stored.attrs.title.length).toBe(16 * 1024 - '{"title":""}'.length);
+  const over = await put("attrs-over", attrs(16 * 1024 + 1));
+  expect(over.status).toBe(400);
+  expect(((await over.json()) as { error: { code: string } }).error.code).toBe("INVALID_STREAM_ATTRS");
+  expect((await put("attrs-huge", attrs(33 * 1024))).status).toBe(431);
+  expect((await fetch(`${ursa.url}/e2e-raw/attrs-huge`)).status).toBe(404);
+});
+
 const TEMPLATES = [
   `POST ${STREAM} HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nProducer-Id: p\r\nProducer-Epoch: 0\r\nProducer-Seq: 0\r\nStream-Seq: 001\r\nContent-Length: 5\r\n\r\nhello`,
   `POST ${STREAM} HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,

@@ -71,6 +71,7 @@ export const SERVER_KINDS = {
     cmd: (dir) => [
       BUN,
       [
+        "--max-http-header-size=32768",
         ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []),
         join(ROOT, "server/main.ts"),
         ...["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)],
