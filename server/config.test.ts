@@ -9,7 +9,7 @@ const run = (argv: string[], env: Record<string, string> = {}) => {
 
 describe("command line and environment", () => {
   test("defaults", () => {
-    expect(run([])).toMatchObject({ host: "127.0.0.1", port: 4437, dataDir: "./ursa-data", memory: false, sync: "full", longPollTimeoutMs: 1000, sseMaxDurationMs: 60_000, maxBodyBytes: 32 * 1024 * 1024 });
+    expect(run([])).toMatchObject({ host: "127.0.0.1", port: 4437, dataDir: "./ursa-data", memory: false, sync: "full", longPollTimeoutMs: 1000, sseMaxDurationMs: 60_000, maxBodyBytes: 32 * 1024 * 1024, maxInflightBodyBytes: 256 * 1024 * 1024 });
   });
   test("every option can come from the environment, and a flag beats it", () => {
     const env = {
@@ -22,6 +22,7 @@ describe("command line and environment", () => {
       URSA_SSE_MAX_DURATION: "2m",
       URSA_SSE_HEARTBEAT: "500ms",
       URSA_MAX_BODY_BYTES: "1024",
+      URSA_MAX_INFLIGHT_BODY_BYTES: "4096",
       URSA_MAX_LIVE_READERS: "7",
       URSA_READ_CACHE_MB: "3",
     };
@@ -35,6 +36,7 @@ describe("command line and environment", () => {
       sseMaxDurationMs: 120_000,
       sseHeartbeatMs: 500,
       maxBodyBytes: 1024,
+      maxInflightBodyBytes: 4096,
       maxLiveReaders: 7,
       readCacheBytes: 3 * 1024 * 1024,
     });
@@ -46,11 +48,14 @@ describe("command line and environment", () => {
     expect(() => run(["--sse-max-duration", "1h"])).toThrow(/--sse-max-duration/);
     expect(() => run(["--read-cache-mb", "-1"])).toThrow(/--read-cache-mb/);
     expect(() => run(["--nope"])).toThrow();
+    // A budget for bodies in memory smaller than one allowed body would refuse that body forever.
+    expect(() => run(["--max-body-bytes", "2048", "--max-inflight-body-bytes", "2047"])).toThrow(/--max-inflight-body-bytes must be an integer >= 2048/);
+    expect(run(["--max-body-bytes", "2048", "--max-inflight-body-bytes", "2048"]).maxInflightBodyBytes).toBe(2048);
   });
   test("--help lists every option with its environment variable", () => {
     expect(parseConfig(["--help"], {}).kind).toBe("help");
     const text = helpText("test");
-    for (const flag of ["--host", "--port", "--data", "--memory", "--sync", "--long-poll-timeout-ms", "--sse-max-duration", "--max-body-bytes"]) {
+    for (const flag of ["--host", "--port", "--data", "--memory", "--sync", "--long-poll-timeout-ms", "--sse-max-duration", "--max-body-bytes", "--max-inflight-body-bytes"]) {
       expect(text).toContain(flag);
     }
     expect(text).toContain("URSA_LONG_POLL_TIMEOUT_MS");

@@ -12,6 +12,7 @@ export interface Config {
   sseMaxDurationMs: number;
   sseHeartbeatMs: number;
   maxBodyBytes: number;
+  maxInflightBodyBytes: number;
   maxLiveReaders: number;
   readCacheBytes: number;
 }
@@ -34,6 +35,7 @@ const OPTIONS: OptionSpec[] = [
   { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m suffix); clients reconnect from the last offset" },
   { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often" },
   { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413" },
+  { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request bodies held in memory at once, server-wide; writes past it get 503 with Retry-After" },
   { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N", default: "65536", help: "long-poll and SSE readers at once; more get 503" },
   { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed" },
 ];
@@ -87,6 +89,8 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
   const sync = get("sync");
   if (sync !== "full" && sync !== "normal") throw new ConfigError(`--sync must be full or normal, got ${JSON.stringify(sync)}`);
   const memory = get("memory");
+  // A budget below the largest body would refuse that body forever.
+  const maxBodyBytes = integer("max-body-bytes", get("max-body-bytes"), 1);
   return {
     kind: "run",
     config: {
@@ -98,7 +102,8 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
       longPollTimeoutMs: integer("long-poll-timeout-ms", get("long-poll-timeout-ms"), 1),
       sseMaxDurationMs: duration("sse-max-duration", get("sse-max-duration")),
       sseHeartbeatMs: duration("sse-heartbeat", get("sse-heartbeat")),
-      maxBodyBytes: integer("max-body-bytes", get("max-body-bytes"), 1),
+      maxBodyBytes,
+      maxInflightBodyBytes: integer("max-inflight-body-bytes", get("max-inflight-body-bytes"), maxBodyBytes),
       maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),
       readCacheBytes: integer("read-cache-mb", get("read-cache-mb"), 0) * 1024 * 1024,
     },

@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createApp } from "./app";
 import { helpText, parseConfig } from "./config";
+import { BodyBudget } from "./http/body-budget";
 import { LiveHub } from "./live/hub";
 import { SqliteStore } from "./storage/sqlite-store";
 import pkg from "../package.json" with { type: "json" };
@@ -40,6 +41,7 @@ function start(): void {
   const app = createApp({
     store,
     hub,
+    bodies: new BodyBudget(config.maxInflightBodyBytes),
     limits: {
       maxBodyBytes: config.maxBodyBytes,
       longPollTimeoutMs: config.longPollTimeoutMs,

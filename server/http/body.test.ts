@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readBody } from "./body";
+import { BodyBudget } from "./body-budget";
 
 /** A request whose body delivers two bytes and then fails, as when the client's connection drops. */
 function brokenRequest(headers: Record<string, string>): Request {
@@ -12,34 +13,66 @@ function brokenRequest(headers: Record<string, string>): Request {
   return new Request("http://ursa.test/b/s", { method: "POST", headers, body, duplex: "half" } as RequestInit);
 }
 
+function chunked(...sizes: number[]): Request {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const n of sizes) controller.enqueue(new Uint8Array(n));
+      controller.close();
+    },
+  });
+  return new Request("http://ursa.test/b/s", { method: "POST", body, duplex: "half" } as RequestInit);
+}
+
+// Requests built in JavaScript carry no Content-Length; the ones Bun.serve parses from the wire do.
+const declared = (body: string) =>
+  new Request("http://ursa.test/b/s", { method: "POST", body, headers: { "content-length": String(Buffer.byteLength(body)) } });
+const roomy = () => new BodyBudget(1 << 20).hold();
+
 describe("readBody", () => {
   test("a body that breaks off mid-way is the client's 400, not a thrown error", async () => {
     for (const headers of [{}, { "content-length": "5" }] as Record<string, string>[]) {
-      const got = await readBody(brokenRequest(headers), 1024);
+      const got = await readBody(brokenRequest(headers), 1024, roomy());
       expect(got.ok).toBe(false);
       if (!got.ok) expect(got.error.code).toBe("BAD_REQUEST");
     }
   });
 
   test("a whole body is returned as it came, with or without a declared length", async () => {
-    for (const headers of [{}, { "content-length": "3" }] as Record<string, string>[]) {
-      const req = new Request("http://ursa.test/b/s", { method: "POST", headers, body: "abc" });
-      const got = await readBody(req, 1024);
-      expect(got.ok && new TextDecoder().decode(got.value)).toBe("abc");
-    }
+    const got = await readBody(declared("abc"), 1024, roomy());
+    expect(got.ok && new TextDecoder().decode(got.value)).toBe("abc");
+    const streamed = await readBody(chunked(2, 3), 1024, roomy());
+    expect(streamed.ok && streamed.value.length).toBe(5);
   });
 
   test("a body past the limit is 413, declared or streamed", async () => {
-    const declared = await readBody(new Request("http://ursa.test/b/s", { method: "POST", body: "abcd" }), 3);
-    expect(!declared.ok && declared.error.code).toBe("PAYLOAD_TOO_LARGE");
-    const chunks = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new Uint8Array(2));
-        controller.enqueue(new Uint8Array(2));
-        controller.close();
-      },
-    });
-    const streamed = await readBody(new Request("http://ursa.test/b/s", { method: "POST", body: chunks, duplex: "half" } as RequestInit), 3);
+    const over = await readBody(declared("abcd"), 3, roomy());
+    expect(!over.ok && over.error.code).toBe("PAYLOAD_TOO_LARGE");
+    const streamed = await readBody(chunked(2, 2), 3, roomy());
     expect(!streamed.ok && streamed.error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+});
+
+describe("the server-wide budget for bodies in memory", () => {
+  test("bodies count against it until released; past it a body is refused with 503's code", async () => {
+    const budget = new BodyBudget(10);
+    const first = budget.hold();
+    expect((await readBody(declared("123456"), 100, first)).ok).toBe(true);
+    expect(budget.inUse).toBe(6);
+
+    const second = budget.hold();
+    const refused = await readBody(declared("12345"), 100, second);
+    expect(!refused.ok && refused.error.code).toBe("INGRESS_BODY_BYTES_LIMIT");
+    const streamed = await readBody(chunked(3, 3), 100, second);
+    expect(!streamed.ok && streamed.error.code).toBe("INGRESS_BODY_BYTES_LIMIT");
+    second.release();
+    expect(budget.inUse).toBe(6);
+
+    first.release();
+    expect(budget.inUse).toBe(0);
+    const now = budget.hold();
+    expect((await readBody(declared("1234567890"), 100, now)).ok).toBe(true);
+    now.release();
+    first.release();
+    expect(budget.inUse).toBe(0);
   });
 });

@@ -1,7 +1,9 @@
 // Request bodies, with the size limit enforced while the body streams in (spec §2.0), so a
-// chunked upload cannot grow past it either.
+// chunked upload cannot grow past it either, and every byte counted against the server-wide
+// budget for bodies in memory (body-budget.ts) before it is read.
 
 import { fail, ok, type Parsed } from "../protocol/errors";
+import type { BodyHold } from "./body-budget";
 
 const EMPTY = new Uint8Array(0);
 
@@ -10,12 +12,17 @@ const EMPTY = new Uint8Array(0);
  * fault, not ours, and nothing of it is committed.
  */
 const cutShort = () => fail<Uint8Array>("BAD_REQUEST", "the request body ended before it was complete");
+const overBudget = () => fail<Uint8Array>("INGRESS_BODY_BYTES_LIMIT", "the server holds as many request bodies as it may; retry shortly");
 
-export async function readBody(req: Request, maxBytes: number): Promise<Parsed<Uint8Array>> {
+export async function readBody(req: Request, maxBytes: number, hold: BodyHold): Promise<Parsed<Uint8Array>> {
   const tooLarge = () => fail<Uint8Array>("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
   const declared = req.headers.get("content-length");
   if (declared !== null) {
-    if (Number(declared) > maxBytes) return tooLarge();
+    const length = Number(declared);
+    // Bun's parser refuses a malformed Content-Length; this keeps the budget's sums whole anyway.
+    if (!Number.isSafeInteger(length) || length < 0) return fail("BAD_REQUEST", "Content-Length is not a byte count");
+    if (length > maxBytes) return tooLarge();
+    if (!hold.take(length)) return overBudget();
     // Straight to bytes: touching req.body first would build a stream object for nothing.
     let bytes: ArrayBuffer;
     try {
@@ -34,9 +41,9 @@ export async function readBody(req: Request, maxBytes: number): Promise<Parsed<U
       const { done, value } = await reader.read();
       if (done) break;
       size += value.length;
-      if (size > maxBytes) {
+      if (size > maxBytes || !hold.take(value.length)) {
         await reader.cancel();
-        return tooLarge();
+        return size > maxBytes ? tooLarge() : overBudget();
       }
       parts.push(value);
     }

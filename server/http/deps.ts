@@ -1,6 +1,7 @@
 // What the HTTP layer is given by main.ts (or by a test): the store, the live hub and limits.
 
 import type { LiveHub } from "../live/hub";
+import type { BodyBudget } from "./body-budget";
 import type { Store } from "../storage/store";
 
 export interface ServerLimits {
@@ -14,6 +15,8 @@ export interface AppDeps {
   store: Store;
   hub: LiveHub;
   limits: ServerLimits;
+  /** Request bodies in memory, server-wide. */
+  bodies: BodyBudget;
   /** Live reads outlast Bun's idle timeout; main.ts lifts it per request. */
   keepOpen(req: Request): void;
   info: { version: string; dataPath: string; sync: string; startedAtMs: number };

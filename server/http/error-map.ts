@@ -48,6 +48,7 @@ export function statusOf(code: ErrorCode): number {
     case "OFFSET_OUT_OF_RANGE":
       return 416;
     case "LIVE_READ_BACKPRESSURE":
+    case "INGRESS_BODY_BYTES_LIMIT":
       return 503;
     case "INTERNAL":
       return 500;

@@ -13,6 +13,7 @@ import { parseOffsetToken } from "../protocol/offsets";
 import { parseProducer, type ProducerTuple } from "../protocol/producer";
 import { parseStreamSeq } from "../protocol/stream-seq";
 import { readBody } from "./body";
+import type { BodyHold } from "./body-budget";
 import { flag, H } from "./headers";
 import { parseStreamUrlPath, type StreamPath } from "./paths";
 
@@ -41,8 +42,8 @@ function parseGuards(h: Headers): Parsed<Guards> {
   return ok({ producer: producer.value, streamSeq: streamSeq.value, incarnation: incarnation.value });
 }
 
-export async function parseAppend(req: Request, maxBodyBytes: number): Promise<Parsed<AppendRequest>> {
-  const body = await readBody(req, maxBodyBytes);
+export async function parseAppend(req: Request, maxBodyBytes: number, hold: BodyHold): Promise<Parsed<AppendRequest>> {
+  const body = await readBody(req, maxBodyBytes, hold);
   return body.ok ? appendRequest(req.headers, body.value) : body;
 }
 
@@ -99,9 +100,9 @@ function parseFork(h: Headers): Parsed<ForkRequest | null> {
   return ok({ sourceKey: source.value.key, offset, subOffset });
 }
 
-export async function parseCreate(req: Request, path: StreamPath, maxBodyBytes: number): Promise<Parsed<CreateRequest>> {
+export async function parseCreate(req: Request, path: StreamPath, maxBodyBytes: number, hold: BodyHold): Promise<Parsed<CreateRequest>> {
   const h = req.headers;
-  const body = await readBody(req, maxBodyBytes);
+  const body = await readBody(req, maxBodyBytes, hold);
   if (!body.ok) return body;
   const rawType = h.get(H.contentType);
   let contentType: string | null = null;

@@ -5,14 +5,36 @@ import type { AppendDecision } from "../protocol/append";
 import { isProtocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
+import type { BodyHold } from "./body-budget";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import { streamUrlPath, type StreamPath } from "./paths";
 import { parseAppend, parseCreate, parseIncarnationHeader } from "./write-requests";
 
+// A body counts against the server's budget until its write is decided: it is held in memory that long.
 export async function createStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
-  const parsed = await parseCreate(req, path, deps.limits.maxBodyBytes);
+  const hold = deps.bodies.hold();
+  try {
+    return await create(deps, req, path, hold);
+  } finally {
+    hold.release();
+  }
+}
+
+export async function appendToStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
+  const hold = deps.bodies.hold();
+  try {
+    const parsed = await parseAppend(req, deps.limits.maxBodyBytes, hold);
+    if (!parsed.ok) return renderError(parsed.error);
+    return renderAppend(await deps.store.append(path.key, parsed.value));
+  } finally {
+    hold.release();
+  }
+}
+
+async function create(deps: AppDeps, req: Request, path: StreamPath, hold: BodyHold): Promise<Response> {
+  const parsed = await parseCreate(req, path, deps.limits.maxBodyBytes, hold);
   if (!parsed.ok) return renderError(parsed.error, { method: "PUT" });
   const outcome = await deps.store.create(path.key, parsed.value);
   if (isProtocolError(outcome)) return renderError(outcome, { method: "PUT" });
@@ -28,12 +50,6 @@ export async function createStream(deps: AppDeps, req: Request, path: StreamPath
   const producer = parsed.value.producer;
   if (producer && outcome.kind === "created") echoProducer(h, producer.epoch, producer.seq);
   return new Response(null, { status: outcome.kind === "created" ? 201 : 200, headers: h });
-}
-
-export async function appendToStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
-  const parsed = await parseAppend(req, deps.limits.maxBodyBytes);
-  if (!parsed.ok) return renderError(parsed.error);
-  return renderAppend(await deps.store.append(path.key, parsed.value));
 }
 
 function renderAppend(d: AppendDecision): Response {

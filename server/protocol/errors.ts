@@ -34,6 +34,7 @@ export type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "OFFSET_OUT_OF_RANGE"
   | "LIVE_READ_BACKPRESSURE"
+  | "INGRESS_BODY_BYTES_LIMIT"
   | "INTERNAL";
 
 export interface ErrorContext {

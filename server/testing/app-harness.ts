@@ -2,6 +2,7 @@
 // write could change, so a test can prove that a refused request committed nothing.
 
 import { createApp } from "../app";
+import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
 import type { StreamState } from "../protocol/state";
 import { SqliteStore } from "../storage/sqlite-store";
@@ -9,13 +10,13 @@ import { SqliteStore } from "../storage/sqlite-store";
 export interface Harness {
   store: SqliteStore;
   clock: { now: number };
-  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array }): Promise<Response>;
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array> }): Promise<Response>;
   /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
   fingerprint(key: string): string | null;
   close(): Promise<void>;
 }
 
-export function harness(options: { longPollTimeoutMs?: number; maxBodyBytes?: number } = {}): Harness {
+export function harness(options: { longPollTimeoutMs?: number; maxBodyBytes?: number; maxInflightBodyBytes?: number } = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
   const store = new SqliteStore({ path: ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000 });
   const hub = new LiveHub(store, 1000);
@@ -23,6 +24,7 @@ export function harness(options: { longPollTimeoutMs?: number; maxBodyBytes?: nu
     {
       store,
       hub,
+      bodies: new BodyBudget(options.maxInflightBodyBytes ?? 256 * 1024 * 1024),
       limits: {
         maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
@@ -38,7 +40,8 @@ export function harness(options: { longPollTimeoutMs?: number; maxBodyBytes?: nu
     store,
     clock,
     request: (method, path, init = {}) =>
-      Promise.resolve(app.request(`http://ursa.test${path}`, { method, headers: init.headers, body: init.body })),
+      // duplex: a ReadableStream body streams in, as a chunked upload does.
+      Promise.resolve(app.request(`http://ursa.test${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
     fingerprint(key) {
       const s = store.get(key);
       return s ? fingerprintOf(store, s) : null;
