@@ -74,6 +74,23 @@ test("a body cut short by a dropped connection commits nothing and is not an int
   expect(ursa.log()).not.toContain("internal error");
 });
 
+test("a Host header that names no valid host is a 400, for reads and writes alike, and creates nothing", async () => {
+  for (const host of [":ursa", "ursa:99999", "[::1", "ur%sa"]) {
+    for (const request of [
+      `PUT /e2e-raw/host HTTP/1.1\r\nHost: ${host}\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n`,
+      `GET ${STREAM}?offset=-1 HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+      `POST ${STREAM} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\nx`,
+      `GET /__ursula/api/buckets HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+    ]) {
+      const response = await exchange(Buffer.from(request, "latin1"));
+      expect(statuses(response), `${host}: ${request.split("\r\n")[0]}`).toEqual([400]);
+    }
+  }
+  expect((await fetch(`${ursa.url}/e2e-raw/host`)).status).toBe(404);
+  expect(await streamBody()).toBe("hello");
+  expect(ursa.log()).not.toContain("internal error");
+});
+
 test("repeated producer headers are one malformed value, refused with its code", async () => {
   const before = await streamBody();
   const res = await exchange(post("Producer-Id: p\r\nProducer-Epoch: 0\r\nProducer-Seq: 0\r\nProducer-Seq: 1\r\nContent-Length: 1\r\n", "x"));

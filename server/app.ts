@@ -38,6 +38,9 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   // fastStream leaves to it.
   const routed = app.fetch;
   app.fetch = (req, ...rest) => {
+    // Bun builds the request URL from the Host header without checking it, and a URL that does
+    // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2).
+    if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
     if (req.method === "OPTIONS") return routed(req, ...rest);
     try {
       const response = fastStream(deps, req, rawPathname(req.url));
@@ -51,6 +54,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
 }
 
 function internalError(error: unknown): Response {
-  console.error("ursa: internal error:", error);
+  // The stack alone: Bun would also print the source line around it, a screen of minified code.
+  console.error("ursa: internal error:", error instanceof Error ? error.stack : error);
   return renderError(protocolError("INTERNAL", "internal error"));
 }
