@@ -119,6 +119,10 @@ const TEMPLATES = [
   "PUT /e2e-raw/n HTTP/1.1\r\nHost: ursa\r\nContent-Type: application/json\r\nStream-TTL: 60\r\nStream-Attrs: {\"title\":\"t\"}\r\nContent-Length: 7\r\n\r\n[1,2,3]",
   `GET ${STREAM}?offset=-1&max_bytes=10 HTTP/1.1\r\nHost: ursa\r\nStream-Incarnation: 1\r\n\r\n`,
   `DELETE /e2e-raw/n HTTP/1.1\r\nHost: ursa\r\nStream-Incarnation: 1\r\n\r\n`,
+  "GET /e2e-raw/streams?limit=5&prefix=s HTTP/1.1\r\nHost: ursa\r\n\r\n",
+  "GET /__ursula/api/streams/e2e-raw/s HTTP/1.1\r\nHost: ursa\r\n\r\n",
+  "GET /ui/assets/index.js HTTP/1.1\r\nHost: ursa\r\nIf-None-Match: \"x\"\r\n\r\n",
+  `OPTIONS ${STREAM} HTTP/1.1\r\nHost: ursa\r\nOrigin: http://x\r\nAccess-Control-Request-Headers: stream-seq, producer-id\r\n\r\n`,
 ];
 const STRAY = [0x00, 0x09, 0x0a, 0x0d, 0x20, 0x22, 0x25, 0x2c, 0x2f, 0x30, 0x39, 0x3a, 0x3f, 0x7b, 0x7f, 0x80, 0xc3, 0xff];
 const edit = fc.record({ at: fc.nat(), kind: fc.constantFrom("insert", "replace", "delete"), byte: fc.constantFrom(...STRAY) });
