@@ -53,7 +53,7 @@ const path = fc.oneof(
 );
 const query = fc.oneof(
   { weight: 3, arbitrary: fc.constant("") },
-  { weight: 2, arbitrary: fc.constantFrom("?offset=-1", "?offset=now", "?offset=0000000000000000_0000000000000003", "?offset=3", "?offset=", "?offset=-1&max_bytes=1", "?max_bytes=0", "?offset=-1&live=foo", "?limit=0", "?consistency=leader") },
+  { weight: 2, arbitrary: fc.constantFrom("?offset=-1", "?offset=now", "?offset=0000000000000000_0000000000000003", "?offset=3", "?offset=", "?offset=-1&max_bytes=1", "?max_bytes=0", "?offset=-1&live=foo", "?limit=0", "?consistency=leader", "?offset=now&live=long-poll&timeout_ms=1", "?offset=-1&live=long-poll", "?offset=-1&live=sse", "?offset=now&live=sse&cursor=x", "?offset=-1&live=long-poll&timeout_ms=abc") },
   { weight: 1, arbitrary: printable.map((q) => `?offset=${encodeURIComponent(q)}`) },
 );
 const body = fc.oneof(
