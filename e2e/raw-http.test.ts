@@ -91,6 +91,17 @@ test("a Host header that names no valid host is a 400, for reads and writes alik
   expect(ursa.log()).not.toContain("internal error");
 });
 
+test("a Stream-Attrs title typed in UTF-8 is stored as the text that was typed", async () => {
+  const put = Buffer.concat([
+    Buffer.from("PUT /e2e-raw/utf8 HTTP/1.1\r\nHost: ursa\r\nStream-Attrs: ", "latin1"),
+    Buffer.from('{"title":"café ✓"}', "utf8"),
+    Buffer.from("\r\nContent-Length: 0\r\n\r\n", "latin1"),
+  ]);
+  expect(statuses(await exchange(put))).toEqual([201]);
+  const stored = (await (await fetch(`${ursa.url}/__ursula/api/streams/e2e-raw/utf8`)).json()) as { attrs: { title: string } };
+  expect(stored.attrs.title).toBe("café ✓");
+});
+
 test("repeated producer headers are one malformed value, refused with its code", async () => {
   const before = await streamBody();
   const res = await exchange(post("Producer-Id: p\r\nProducer-Epoch: 0\r\nProducer-Seq: 0\r\nProducer-Seq: 1\r\nContent-Length: 1\r\n", "x"));

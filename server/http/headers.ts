@@ -76,6 +76,29 @@ export function baseHeaders(cacheControl = "no-store"): Headers {
   return h;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Free text carried in a header, such as Stream-Attrs' JSON. Bun hands header values over one
+ * character per octet (Latin-1), but JSON text is UTF-8 (RFC 8259 §8.1), which is what curl sends
+ * for a typed "café". Octets that are valid UTF-8 are read as UTF-8; others stay as they came, as
+ * from a browser's fetch, which sends characters up to U+00FF as single octets.
+ */
+export function headerText(value: string): string {
+  let high = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0xff) return value;
+    if (c > 0x7f) high = true;
+  }
+  if (!high) return value;
+  try {
+    return UTF8.decode(Buffer.from(value, "latin1"));
+  } catch {
+    return value;
+  }
+}
+
 /** Boolean request headers mean true only when they say `true`, in any case (spec §9.2 #24). */
 export function flag(value: string | null): boolean {
   return value !== null && value.trim().toLowerCase() === "true";

@@ -14,7 +14,7 @@ import { parseProducer, type ProducerTuple } from "../protocol/producer";
 import { parseStreamSeq } from "../protocol/stream-seq";
 import { readBody } from "./body";
 import type { BodyHold } from "./body-budget";
-import { flag, H } from "./headers";
+import { flag, H, headerText } from "./headers";
 import { parseStreamUrlPath, type StreamPath } from "./paths";
 
 export function parseIncarnationHeader(headers: Headers): Parsed<string | null> {
@@ -116,7 +116,7 @@ export async function parseCreate(req: Request, path: StreamPath, maxBodyBytes: 
   let attrs: string | null = null;
   const rawAttrs = h.get(H.attrs);
   if (rawAttrs !== null) {
-    const parsed = parseAttrs(rawAttrs);
+    const parsed = parseAttrs(headerText(rawAttrs));
     if (!parsed.ok) return parsed;
     attrs = parsed.value;
   }
