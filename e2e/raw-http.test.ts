@@ -102,6 +102,16 @@ test("a Stream-Attrs title typed in UTF-8 is stored as the text that was typed",
   expect(stored.attrs.title).toBe("café ✓");
 });
 
+test("a fork source typed in UTF-8 names the stream a UTF-8 path created", async () => {
+  const utf8 = (text: string) => Buffer.from(text, "utf8");
+  const created = await exchange(utf8("PUT /e2e-raw/café HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi"));
+  expect(statuses(created)).toEqual([201]);
+  expect((await fetch(`${ursa.url}/e2e-raw/caf%C3%A9?offset=-1`)).status).toBe(200);
+  const fork = await exchange(utf8("PUT /e2e-raw/fork HTTP/1.1\r\nHost: ursa\r\nStream-Forked-From: /e2e-raw/café\r\nContent-Length: 0\r\n\r\n"));
+  expect(statuses(fork)).toEqual([201]);
+  expect(await (await fetch(`${ursa.url}/e2e-raw/fork?offset=-1`)).text()).toBe("hi");
+});
+
 test("repeated producer headers are one malformed value, refused with its code", async () => {
   const before = await streamBody();
   const res = await exchange(post("Producer-Id: p\r\nProducer-Epoch: 0\r\nProducer-Seq: 0\r\nProducer-Seq: 1\r\nContent-Length: 1\r\n", "x"));

@@ -79,7 +79,7 @@ export function baseHeaders(cacheControl = "no-store"): Headers {
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Free text carried in a header, such as Stream-Attrs' JSON. Bun hands header values over one
+ * Text carried in a header, such as Stream-Attrs' JSON or a path. Bun hands header values over one
  * character per octet (Latin-1), but JSON text is UTF-8 (RFC 8259 §8.1), which is what curl sends
  * for a typed "café". Octets that are valid UTF-8 are read as UTF-8; others stay as they came, as
  * from a browser's fetch, which sends characters up to U+00FF as single octets.

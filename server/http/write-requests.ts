@@ -80,7 +80,8 @@ function parseFork(h: Headers): Parsed<ForkRequest | null> {
     if (subRaw !== null || offsetRaw !== null) return fail("INVALID_FORK", "fork offsets need Stream-Forked-From");
     return ok(null);
   }
-  const source = parseStreamUrlPath(from.trim());
+  // Bun reads raw octets in a request path as UTF-8; the same path typed into this header must name the same stream.
+  const source = parseStreamUrlPath(headerText(from).trim());
   if (!source.ok) return fail("INVALID_FORK", `Stream-Forked-From: ${source.error.message}`);
   let offset: number | null = null;
   if (offsetRaw !== null) {
