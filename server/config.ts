@@ -89,7 +89,6 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
   const sync = get("sync");
   if (sync !== "full" && sync !== "normal") throw new ConfigError(`--sync must be full or normal, got ${JSON.stringify(sync)}`);
   const memory = get("memory");
-  // A budget below the largest body would refuse that body forever.
   const maxBodyBytes = integer("max-body-bytes", get("max-body-bytes"), 1);
   return {
     kind: "run",
@@ -103,6 +102,7 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
       sseMaxDurationMs: duration("sse-max-duration", get("sse-max-duration")),
       sseHeartbeatMs: duration("sse-heartbeat", get("sse-heartbeat")),
       maxBodyBytes,
+      // A budget below the largest body would refuse that body forever.
       maxInflightBodyBytes: integer("max-inflight-body-bytes", get("max-inflight-body-bytes"), maxBodyBytes),
       maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),
       readCacheBytes: integer("read-cache-mb", get("read-cache-mb"), 0) * 1024 * 1024,
