@@ -179,6 +179,6 @@ test("mangled requests get a 4xx or a closed connection, never a 5xx, and the se
   );
   // The edits must leave most requests readable enough to be answered, or this proves little.
   expect(answered).toBeGreaterThan(runs / 2);
-  expect((await fetch(`${ursa.url}${STREAM}?offset=-1`)).status).toBe(200);
+  await streamBody();
   expect(ursa.log()).not.toContain("internal error");
 });
