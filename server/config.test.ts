@@ -9,7 +9,7 @@ const run = (argv: string[], env: Record<string, string> = {}) => {
 
 describe("command line and environment", () => {
   test("defaults", () => {
-    expect(run([])).toMatchObject({ host: "127.0.0.1", port: 4437, dataDir: "./ursa-data", memory: false, sync: "full", longPollTimeoutMs: 1000, sseMaxDurationMs: 60_000, maxBodyBytes: 32 * 1024 * 1024, maxInflightBodyBytes: 256 * 1024 * 1024 });
+    expect(run([])).toMatchObject({ host: "127.0.0.1", port: 4437, dataDir: "./ursa-data", memory: false, sync: "full", longPollTimeoutMs: 1000, sseMaxDurationMs: 60_000, maxBodyBytes: 32 * 1024 * 1024, maxInflightBodyBytes: 256 * 1024 * 1024, producerIdleTtlMs: 7 * 86_400_000, maxProducersPerStream: 4096 });
   });
   test("every option can come from the environment, and a flag beats it", () => {
     const env = {
@@ -25,6 +25,8 @@ describe("command line and environment", () => {
       URSA_MAX_INFLIGHT_BODY_BYTES: "4096",
       URSA_MAX_LIVE_READERS: "7",
       URSA_READ_CACHE_MB: "3",
+      URSA_PRODUCER_IDLE_TTL: "36h",
+      URSA_MAX_PRODUCERS_PER_STREAM: "10",
     };
     expect(run([], env)).toEqual({
       host: "0.0.0.0",
@@ -39,13 +41,18 @@ describe("command line and environment", () => {
       maxInflightBodyBytes: 4096,
       maxLiveReaders: 7,
       readCacheBytes: 3 * 1024 * 1024,
+      producerIdleTtlMs: 36 * 3_600_000,
+      maxProducersPerStream: 10,
     });
     expect(run(["--port", "1234", "--sync", "full"], env)).toMatchObject({ port: 1234, sync: "full" });
   });
   test("bad values are refused with the option's name", () => {
     expect(() => run(["--port", "http"])).toThrow(ConfigError);
     expect(() => run(["--sync", "sometimes"])).toThrow(/--sync/);
-    expect(() => run(["--sse-max-duration", "1h"])).toThrow(/--sse-max-duration/);
+    expect(() => run(["--sse-max-duration", "1w"])).toThrow(/--sse-max-duration/);
+    expect(() => run(["--producer-idle-ttl", "0"])).toThrow(/--producer-idle-ttl must be a duration of at least 1 ms/);
+    expect(() => run(["--producer-idle-ttl", "99999999999d"])).toThrow(/--producer-idle-ttl/);
+    expect(() => run(["--max-producers-per-stream", "0"])).toThrow(/--max-producers-per-stream/);
     expect(() => run(["--read-cache-mb", "-1"])).toThrow(/--read-cache-mb/);
     expect(() => run(["--nope"])).toThrow();
     // A budget for bodies in memory smaller than one allowed body would refuse that body forever.
@@ -55,7 +62,7 @@ describe("command line and environment", () => {
   test("--help lists every option with its environment variable", () => {
     expect(parseConfig(["--help"], {}).kind).toBe("help");
     const text = helpText("test");
-    for (const flag of ["--host", "--port", "--data", "--memory", "--sync", "--long-poll-timeout-ms", "--sse-max-duration", "--max-body-bytes", "--max-inflight-body-bytes"]) {
+    for (const flag of ["--host", "--port", "--data", "--memory", "--sync", "--long-poll-timeout-ms", "--sse-max-duration", "--max-body-bytes", "--max-inflight-body-bytes", "--producer-idle-ttl", "--max-producers-per-stream"]) {
       expect(text).toContain(flag);
     }
     expect(text).toContain("URSA_LONG_POLL_TIMEOUT_MS");

@@ -15,6 +15,8 @@ export interface Config {
   maxInflightBodyBytes: number;
   maxLiveReaders: number;
   readCacheBytes: number;
+  producerIdleTtlMs: number;
+  maxProducersPerStream: number;
 }
 
 interface OptionSpec {
@@ -32,11 +34,13 @@ const OPTIONS: OptionSpec[] = [
   { flag: "memory", env: "URSA_MEMORY", value: "", default: "false", help: "keep everything in memory; nothing survives a restart" },
   { flag: "sync", env: "URSA_SYNC", value: "full|normal", default: "full", help: "full: no write is acknowledged before it is on disk; normal: survives a crash of ursa, may lose the last writes on power loss" },
   { flag: "long-poll-timeout-ms", env: "URSA_LONG_POLL_TIMEOUT_MS", value: "MS", default: "1000", help: "how long a long-poll waits before 204; timeout_ms overrides it per request" },
-  { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m suffix); clients reconnect from the last offset" },
+  { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m/h/d suffix); clients reconnect from the last offset" },
   { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often" },
   { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413" },
   { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request bodies held in memory at once, server-wide; writes past it get 503 with Retry-After" },
   { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N", default: "65536", help: "long-poll and SSE readers at once; more get 503" },
+  { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0" },
+  { flag: "max-producers-per-stream", env: "URSA_MAX_PRODUCERS_PER_STREAM", value: "N", default: "4096", help: "producers a stream remembers; a new one past this takes the place of one idle for an hour, or gets 429" },
   { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed" },
 ];
 
@@ -58,11 +62,15 @@ function integer(name: string, raw: string, min: number): number {
   return Number(raw);
 }
 
-function duration(name: string, raw: string): number {
-  const m = /^([0-9]+)(ms|s|m)?$/.exec(raw);
-  if (!m) throw new ConfigError(`--${name} must be a duration like 500ms, 60s or 2m, got ${JSON.stringify(raw)}`);
-  const n = Number(m[1]);
-  return m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n;
+const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+function duration(name: string, raw: string, min = 0): number {
+  const m = /^([0-9]+)(ms|s|m|h|d)?$/.exec(raw);
+  const ms = m ? Number(m[1]) * DURATION_UNIT_MS[m[2] ?? "ms"]! : NaN;
+  if (!(ms >= min) || !Number.isSafeInteger(ms)) {
+    throw new ConfigError(`--${name} must be a duration of at least ${min} ms like 500ms, 60s, 2m, 1h or 7d, got ${JSON.stringify(raw)}`);
+  }
+  return ms;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "version" } | { kind: "run"; config: Config };
@@ -106,6 +114,8 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
       maxInflightBodyBytes: integer("max-inflight-body-bytes", get("max-inflight-body-bytes"), maxBodyBytes),
       maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),
       readCacheBytes: integer("read-cache-mb", get("read-cache-mb"), 0) * 1024 * 1024,
+      producerIdleTtlMs: duration("producer-idle-ttl", get("producer-idle-ttl"), 1),
+      maxProducersPerStream: integer("max-producers-per-stream", get("max-producers-per-stream"), 1),
     },
   };
 }

@@ -34,6 +34,7 @@ function start(): void {
     sync: config.sync,
     checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
     recentBytes: config.readCacheBytes,
+    producerLimits: { idleTtlMs: config.producerIdleTtlMs, maxPerStream: config.maxProducersPerStream },
     // Besides the write being committed, live readers parked until the next write are in progress.
     busy: () => server !== undefined && server.pendingRequests > hub.active + 1,
   });

@@ -47,6 +47,8 @@ export function statusOf(code: ErrorCode): number {
       return 413;
     case "OFFSET_OUT_OF_RANGE":
       return 416;
+    case "PRODUCER_LIMIT":
+      return 429;
     case "LIVE_READ_BACKPRESSURE":
     case "INGRESS_BODY_BYTES_LIMIT":
       return 503;

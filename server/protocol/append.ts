@@ -3,7 +3,7 @@
 
 import { protocolError, type ProtocolError } from "./errors";
 import { incarnationMismatch } from "./incarnation";
-import { evaluateProducer, type ProducerState, type ProducerTuple } from "./producer";
+import { admitProducer, evaluateProducer, rememberedProducer, type ProducerClock, type ProducerState, type ProducerTuple } from "./producer";
 import type { StreamState } from "./state";
 import { streamSeqAccepts } from "./stream-seq";
 
@@ -25,6 +25,10 @@ export interface AppendEffect {
   close: boolean;
   streamSeq: string | null;
   producer: ProducerTuple | null;
+  /** A producer removed from the stream's table to make room for this one (spec §5.3 [NEW]). */
+  evicts: string | null;
+  /** This producer had been forgotten for idleness, and its old entry is replaced. */
+  restartsForgotten: boolean;
 }
 
 export type AppendDecision =
@@ -35,23 +39,26 @@ export type AppendDecision =
   | { kind: "already_closed"; incarnation: string; tail: number; producer: ProducerTuple | null }
   | { kind: "accepted"; incarnation: string; effect: AppendEffect };
 
-export function decideAppend(state: StreamState | undefined, req: AppendRequest): AppendDecision {
+export function decideAppend(state: StreamState | undefined, req: AppendRequest, clock: ProducerClock): AppendDecision {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
   if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data");
 
   const mismatch = incarnationMismatch(state, req.incarnation);
   if (mismatch) return mismatch;
-  const decision = decideOnStream(state, req);
+  const decision = decideOnStream(state, req, clock);
   // A 403 or 409 is about this incarnation; its token lets a client tell (spec §5.4 [REC]).
   return decision.kind === "error" ? { ...decision, context: { ...decision.context, incarnation: state.incarnation } } : decision;
 }
 
 /** Spec §5.1 Phase B from step 3 on, for a stream that exists and is the incarnation asked for. */
-function decideOnStream(state: StreamState, req: AppendRequest): AppendDecision {
+function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerClock): AppendDecision {
+  let evicts: string | null = null;
+  let restartsForgotten = false;
   // Producer deduplication precedes every conflict check [SEED], so a retry of the write that
   // closed the stream, or whose Stream-Seq is no longer greater, is still a duplicate.
   if (req.producer) {
-    const verdict = evaluateProducer(state.producers.get(req.producer.id), req.producer);
+    const remembered = rememberedProducer(state.producers, req.producer.id, clock);
+    const verdict = evaluateProducer(remembered, req.producer);
     switch (verdict.kind) {
       case "stale_epoch":
         return protocolError("PRODUCER_EPOCH_STALE", `producer epoch ${req.producer.epoch} was fenced by epoch ${verdict.currentEpoch}`, {
@@ -68,6 +75,18 @@ function decideOnStream(state: StreamState, req: AppendRequest): AppendDecision 
         });
       case "accept":
         break;
+    }
+    // Spec §5.1 Phase B step 5: the producer limit, the only quota ursa has.
+    if (remembered === undefined) {
+      const admission = admitProducer(state.producers, req.producer.id, clock);
+      if (admission.kind === "full") {
+        return protocolError(
+          "PRODUCER_LIMIT",
+          `producer_limit: the stream has ${state.producers.size} producers (at most ${clock.limits.maxPerStream}) and none has been idle long enough to make way`,
+        );
+      }
+      if (admission.kind === "evict") evicts = admission.id;
+      restartsForgotten = state.producers.has(req.producer.id);
     }
   }
 
@@ -99,7 +118,7 @@ function decideOnStream(state: StreamState, req: AppendRequest): AppendDecision 
   return {
     kind: "accepted",
     incarnation: state.incarnation,
-    effect: { start: state.tail, messages: req.messages, bytes, close: req.close, streamSeq: req.streamSeq, producer: req.producer },
+    effect: { start: state.tail, messages: req.messages, bytes, close: req.close, streamSeq: req.streamSeq, producer: req.producer, evicts, restartsForgotten },
   };
 }
 

@@ -18,6 +18,26 @@ export interface ProducerState {
 }
 
 export const MAX_PRODUCER_ID_BYTES = 256;
+
+/**
+ * How long a stream remembers an idle producer, and how many it holds at most (spec §5.3 [NEW],
+ * configurable per [REC]). A forgotten producer must restart at Producer-Seq 0, in any epoch.
+ */
+export interface ProducerLimits {
+  idleTtlMs: number;
+  maxPerStream: number;
+}
+
+export const DEFAULT_PRODUCER_LIMITS: ProducerLimits = { idleTtlMs: 7 * 24 * 3_600_000, maxPerStream: 4096 };
+
+/** A new producer on a full stream may take the place of one idle at least this long. */
+export const EVICTABLE_AFTER_MS = 3_600_000;
+
+/** What the producer rules need besides the stream: the time, and the limits. */
+export interface ProducerClock {
+  nowMs: number;
+  limits: ProducerLimits;
+}
 const INTEGER = /^[0-9]+$/;
 
 function parseCount(name: string, raw: string): Parsed<number> {
@@ -43,6 +63,39 @@ export function parseProducer(id: string | null, epoch: string | null, seq: stri
   const s = parseCount("Producer-Seq", seq);
   if (!s.ok) return s;
   return ok({ id: trimmedId, epoch: e.value, seq: s.value });
+}
+
+/** Whether an entry is still remembered: it has not been idle long enough to be forgotten. */
+export function isRemembered(entry: ProducerState, clock: ProducerClock): boolean {
+  return clock.nowMs - entry.updatedAtMs < clock.limits.idleTtlMs;
+}
+
+/** The producer's entry, unless it is missing or forgotten. */
+export function rememberedProducer(table: Map<string, ProducerState>, id: string, clock: ProducerClock): ProducerState | undefined {
+  const entry = table.get(id);
+  return entry !== undefined && isRemembered(entry, clock) ? entry : undefined;
+}
+
+export type Admission = { kind: "room" } | { kind: "evict"; id: string } | { kind: "full" };
+
+/**
+ * Whether a producer the stream does not remember fits in its table. A forgotten entry of the same
+ * id is replaced in place; otherwise, on a full table, the longest-idle entry makes way if it has
+ * been idle an hour (or is forgotten, under a shorter idle limit). A table over the limit (the
+ * limit was lowered) never grows, and shrinks one entry per new producer.
+ */
+export function admitProducer(table: Map<string, ProducerState>, id: string, clock: ProducerClock): Admission {
+  if (table.size < clock.limits.maxPerStream || table.has(id)) return { kind: "room" };
+  let oldestId = "";
+  let oldestAt = Infinity;
+  for (const [candidate, entry] of table) {
+    if (entry.updatedAtMs < oldestAt) {
+      oldestAt = entry.updatedAtMs;
+      oldestId = candidate;
+    }
+  }
+  const evictableAfter = Math.min(EVICTABLE_AFTER_MS, clock.limits.idleTtlMs);
+  return clock.nowMs - oldestAt >= evictableAfter ? { kind: "evict", id: oldestId } : { kind: "full" };
 }
 
 export type ProducerVerdict =

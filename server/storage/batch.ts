@@ -49,10 +49,14 @@ export class Batch {
   remove(key: string): void {
     this.overlay.set(key, null);
   }
-  /** Sets a producer's entry in place, remembering the old one in case the transaction rolls back. */
-  setProducer(table: Map<string, ProducerState>, id: string, entry: ProducerState): void {
+  /**
+   * Sets (or, given undefined, removes) a producer's entry in place, remembering the old one in
+   * case the transaction rolls back.
+   */
+  setProducer(table: Map<string, ProducerState>, id: string, entry: ProducerState | undefined): void {
     this.undo.push({ table, id, previous: table.get(id) });
-    table.set(id, entry);
+    if (entry === undefined) table.delete(id);
+    else table.set(id, entry);
   }
   rollback(): void {
     for (let i = this.undo.length - 1; i >= 0; i--) {

@@ -4,12 +4,11 @@
 
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import type { AppendRequest } from "../protocol/append";
 import { createRequest } from "../protocol/testing-state";
-import { inTempDir } from "../testing/temp-dir";
+import { inTempDir, snapshot } from "../testing/temp-dir";
 import { SqliteStore } from "./sqlite-store";
 
 const BUCKET = "log-t";
@@ -37,14 +36,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: "churn" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
 );
-
-/** What is on disk at this moment, as a kill -9 would leave it: the WAL first, then the database. */
-function snapshot(path: string, into: string): string {
-  const copy = join(into, `snap-${Math.random().toString(36).slice(2)}.sqlite`);
-  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
-  copyFileSync(path, copy);
-  return copy;
-}
 
 class Harness {
   models: Model[] = TYPES.map(() => ({ bytes: [], starts: [], messages: [], lastSeq: null, producer: null }));

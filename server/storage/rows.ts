@@ -106,6 +106,7 @@ export class Statements {
   private readonly updateHotColumns: Statement;
   readonly deleteStreamRow: Statement;
   readonly deleteProducers: Statement;
+  readonly deleteProducer: Statement;
   readonly upsertProducer: Statement;
   readonly insertBucket: Statement;
   readonly getBucket: Statement<{ bucket_id: string; created_at_ms: number }>;
@@ -128,6 +129,7 @@ export class Statements {
     );
     this.deleteStreamRow = db.prepare("DELETE FROM streams WHERE id = ?");
     this.deleteProducers = db.prepare("DELETE FROM producers WHERE stream_id = ?");
+    this.deleteProducer = db.prepare("DELETE FROM producers WHERE stream_id = ? AND producer_id = ?");
     this.upsertProducer = db.prepare(
       `INSERT INTO producers (stream_id, producer_id, epoch, last_seq, last_start, last_next, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (stream_id, producer_id) DO UPDATE SET epoch = excluded.epoch, last_seq = excluded.last_seq,

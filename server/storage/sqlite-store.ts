@@ -9,7 +9,7 @@ import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/c
 import { isProtocolError } from "../protocol/errors";
 import { nextIncarnation } from "../protocol/incarnation";
 import { isExpired } from "../protocol/lifetime";
-import type { ProducerState } from "../protocol/producer";
+import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
 import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
 import { Batch } from "./batch";
@@ -44,6 +44,8 @@ export interface SqliteStoreOptions {
   onSyncFailure?: (error: unknown) => void;
   /** Whether requests other than the write being committed are in progress; none, if not given. */
   busy?: () => boolean;
+  /** How long idle producers are remembered and how many a stream holds (spec §5.3). */
+  producerLimits?: ProducerLimits;
 }
 
 
@@ -66,9 +68,12 @@ export class SqliteStore implements Store {
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private checkpointer: Worker | undefined;
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
+  private readonly clock: ProducerClock;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
+    this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     this.db = new Database(options.path, { create: true, strict: true });
     const onDisk = options.path !== ":memory:";
     const busy = options.busy ?? (() => false);
@@ -224,6 +229,16 @@ export class SqliteStore implements Store {
     return offset === state.tail || this.log.isMessageStart(state.id, offset);
   }
 
+  producers(state: StreamState): [string, ProducerState][] {
+    const clock = this.producerClock();
+    return [...state.producers].filter(([, entry]) => isRemembered(entry, clock));
+  }
+
+  private producerClock(): ProducerClock {
+    this.clock.nowMs = this.now();
+    return this.clock;
+  }
+
   renewTtl(key: string): void {
     const state = this.cache.get(key);
     if (!state || state.ttlSeconds === null || state.softDeleted) return;
@@ -247,7 +262,7 @@ export class SqliteStore implements Store {
   append(key: string, request: AppendRequest) {
     return this.writes.submit((tx) => {
       const state = this.live(tx, key);
-      const decision = decideAppend(state, request);
+      const decision = decideAppend(state, request, this.producerClock());
       if (decision.kind !== "accepted") return decision;
       const next = this.applyEffect(tx, key, state!, decision.effect);
       const { effect } = decision;
@@ -387,7 +402,7 @@ export class SqliteStore implements Store {
     }
     if (plan.messages.length > 0 || plan.close || plan.producer) {
       const bytes = plan.messages.reduce((sum, m) => sum + m.length, 0);
-      const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer };
+      const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false };
       state = this.applyEffect(tx, key, state, effect);
     }
     tx.put(state);
@@ -398,11 +413,17 @@ export class SqliteStore implements Store {
   private applyEffect(tx: Batch, key: string, state: StreamState, effect: AppendEffect): StreamState {
     const now = this.now();
     const next = applyAppend(state, effect, now);
+    if (effect.evicts !== null) {
+      tx.setProducer(next.producers, effect.evicts, undefined);
+      this.st.deleteProducer.run(next.id, effect.evicts);
+    }
     const producer = effect.producer && producerAfter({ ...effect, producer: effect.producer }, now);
     if (producer) tx.setProducer(next.producers, effect.producer!.id, producer);
     if (effect.messages.length > 0) this.log.write(tx, key, next, effect, now);
-    else if (producer) {
-      // Nothing in the log carries a close-only request's producer, so its row is written now.
+    // Nothing in the log carries a close-only request's producer, so its row is written now. Nor
+    // may a forgotten producer's restart wait: start-up replay keeps the higher of a stored entry
+    // and a log row, and would bring back the forgotten one.
+    if (producer && (effect.messages.length === 0 || effect.restartsForgotten)) {
       this.st.upsertProducer.run(next.id, effect.producer!.id, producer.epoch, producer.lastSeq, producer.lastStart, producer.lastNext, producer.updatedAtMs);
     }
     // An append's stream-row changes ride on its log rows; a close is written at once.

@@ -4,6 +4,7 @@
 import { createApp } from "../app";
 import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
+import type { ProducerLimits } from "../protocol/producer";
 import type { StreamState } from "../protocol/state";
 import { SqliteStore } from "../storage/sqlite-store";
 
@@ -16,9 +17,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function harness(options: { longPollTimeoutMs?: number; maxBodyBytes?: number; maxInflightBodyBytes?: number } = {}): Harness {
+export interface HarnessOptions {
+  longPollTimeoutMs?: number;
+  maxBodyBytes?: number;
+  maxInflightBodyBytes?: number;
+  producerLimits?: ProducerLimits;
+}
+
+export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const store = new SqliteStore({ path: ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000 });
+  const store = new SqliteStore({ path: ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
   const hub = new LiveHub(store, 1000);
   const app = createApp(
     {

@@ -1,6 +1,6 @@
 // A scratch directory for one test, removed afterwards whatever happens.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -11,4 +11,12 @@ export async function inTempDir<T>(run: (dir: string) => Promise<T>): Promise<T>
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What is on disk at this moment, as a kill -9 would leave it: the WAL first, then the database. */
+export function snapshot(path: string, into: string): string {
+  const copy = join(into, `snap-${Math.random().toString(36).slice(2)}.sqlite`);
+  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+  copyFileSync(path, copy);
+  return copy;
 }

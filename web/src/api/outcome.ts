@@ -18,6 +18,7 @@ export type Outcome =
   | "409-other"
   | "412"
   | "403-stale-epoch"
+  | "429-producer-limit"
   | "not-found"
   | "error"
   | "network";
@@ -36,6 +37,7 @@ export const OUTCOME_LABEL: Record<Outcome, string> = {
   "409-other": "409",
   "412": "412",
   "403-stale-epoch": "403 stale epoch",
+  "429-producer-limit": "429 producer limit",
   "not-found": "404",
   error: "error",
   network: "network",
@@ -67,6 +69,7 @@ export function classify(ex: Exchange): Outcome {
     if (code === "CONTENT_TYPE_MISMATCH") return "409-content-type";
     return "409-other";
   }
+  if (status === 429 && code === "PRODUCER_LIMIT") return "429-producer-limit";
   if (status === 404) return "not-found";
   if (status >= 200 && status < 300) {
     switch (req.method) {
@@ -113,6 +116,7 @@ export function outcomeTone(o: Outcome): "ok" | "warn" | "bad" | "info" {
     case "409-content-type":
     case "409-other":
     case "412":
+    case "429-producer-limit":
     case "not-found":
       return "warn";
     default:

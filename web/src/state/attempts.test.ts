@@ -31,11 +31,13 @@ describe("AttemptLog", () => {
     log.record(ex({}, 409, [], "CONTENT_TYPE_MISMATCH"), "composer");
     log.record(ex({}, 412, [["stream-incarnation", "9"]], "STREAM_INCARNATION_MISMATCH"), "incarnation lab");
     log.record(ex({}, 403, [["producer-epoch", "2"]], "PRODUCER_EPOCH_STALE"), "outbox lab");
+    log.record(ex({}, 429, [], "PRODUCER_LIMIT"), "composer");
     log.record(ex({ headers: [["Producer-Id", "p"], ["Producer-Epoch", "0"], ["Producer-Seq", "0"]] }, 204), "composer");
     log.record(ex({ headers: [["Producer-Id", "p"], ["Producer-Epoch", "0"], ["Producer-Seq", "1"]] }, 200), "composer");
     expect(log.entries.value.map((a) => a.outcome)).toEqual([
       "accepted",
       "duplicate",
+      "429-producer-limit",
       "403-stale-epoch",
       "412",
       "409-content-type",

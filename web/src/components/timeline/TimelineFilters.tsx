@@ -3,7 +3,7 @@ import { OUTCOME_LABEL, outcomeTone, WRITE_OUTCOMES, type Outcome } from "../../
 import type { AttemptLog, AttemptSource } from "../../state/attempts";
 
 const SOURCES: (AttemptSource | "all")[] = ["all", "composer", "retry", "race lab", "outbox lab", "incarnation lab", "viewer"];
-const OTHER: Outcome[] = ["created", "exists", "read", "deleted", "not-found", "409-other", "error", "network"];
+const OTHER: Outcome[] = ["created", "exists", "read", "deleted", "not-found", "409-other", "429-producer-limit", "error", "network"];
 
 export function TimelineFilters({ log }: { log: AttemptLog }) {
   const f = log.filter.value;
