@@ -28,6 +28,9 @@ test("stream page fields match the HTTP API", async ({ page, request }) => {
   const producer = page.locator('[data-producer="checkout"]');
   await expect(producer.locator('[data-col="epoch"]')).toHaveText("3");
   await expect(producer.locator('[data-col="last_seq"]')).toHaveText("1");
+  // The server's default limits (spec §5.3): 4096 producers, each forgotten after 7 idle days.
+  await expect(page.getByRole("heading", { name: "Producers (1 of at most 4,096)" })).toBeVisible();
+  await expect(producer.locator('[data-col="forgotten"]')).toHaveText(/^in 6d 23h$|^in 7d 0h$/);
 
   // The message viewer pretty-prints JSON from the stored text (1e400 stays 1e400).
   const messages = page.getByRole("list", { name: "Messages" });

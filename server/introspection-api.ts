@@ -68,7 +68,9 @@ export interface StreamDetail {
   created_at_ms: number;
   last_write_at_ms: number | null;
   message_count: number;
+  /** Only producers still remembered; `producer_limits` says for how long, and how many fit. */
   producers: ProducerRow[];
+  producer_limits: { idle_ttl_ms: number; max_per_stream: number };
   fork: { source: string; offset: string; sub_offset: number } | null;
   attrs: Record<string, unknown> | null;
   snapshot_offset: string | null;

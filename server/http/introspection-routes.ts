@@ -7,7 +7,7 @@ import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
 import type { BucketPage, ServerInfo, StreamDetail, StreamPage } from "../introspection-api";
-import type { ProducerState } from "../protocol/producer";
+import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
@@ -58,13 +58,13 @@ export function introspectionRoutes(deps: AppDeps): Hono {
     if (!path.ok) return renderError(path.error);
     const state = deps.store.get(path.value.key);
     if (!state || state.softDeleted) return renderError(protocolError("STREAM_NOT_FOUND", "stream not found"));
-    return json(describe(state, deps.store.producers(state), streamUrlPath(path.value)));
+    return json(describe(state, deps.store.producers(state), deps.store.producerLimits, streamUrlPath(path.value)));
   });
 
   return app;
 }
 
-function describe(s: StreamState, producers: [string, ProducerState][], urlPath: string): StreamDetail {
+function describe(s: StreamState, producers: [string, ProducerState][], limits: ProducerLimits, urlPath: string): StreamDetail {
   const expiresAtMs = s.expiresAtMs ?? (s.ttlSeconds === null ? null : s.touchedAtMs + s.ttlSeconds * 1000);
   return {
     bucket_id: s.bucket,
@@ -84,6 +84,7 @@ function describe(s: StreamState, producers: [string, ProducerState][], urlPath:
     last_write_at_ms: s.lastWriteAtMs,
     message_count: s.messageCount,
     producers: producers.map(([id, p]) => ({ producer_id: id, epoch: p.epoch, last_seq: p.lastSeq, updated_at_ms: p.updatedAtMs })),
+    producer_limits: { idle_ttl_ms: limits.idleTtlMs, max_per_stream: limits.maxPerStream },
     fork: s.fork && { source: s.fork.sourceKey, offset: formatOffset(s.fork.offset), sub_offset: s.fork.subOffset },
     attrs: s.attrs === null ? null : JSON.parse(s.attrs),
     snapshot_offset: null,

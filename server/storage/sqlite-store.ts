@@ -229,6 +229,10 @@ export class SqliteStore implements Store {
     return offset === state.tail || this.log.isMessageStart(state.id, offset);
   }
 
+  get producerLimits(): ProducerLimits {
+    return this.clock.limits;
+  }
+
   producers(state: StreamState): [string, ProducerState][] {
     const clock = this.producerClock();
     return [...state.producers].filter(([, entry]) => isRemembered(entry, clock));

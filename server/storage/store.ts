@@ -5,7 +5,7 @@
 import type { AppendDecision, AppendRequest } from "../protocol/append";
 import type { CreateDecision, CreateRequest } from "../protocol/create";
 import type { ProtocolError } from "../protocol/errors";
-import type { ProducerState } from "../protocol/producer";
+import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamSummary } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
 
@@ -45,6 +45,7 @@ export interface Store {
   isMessageStart(state: StreamState, offset: number): boolean;
   /** The producers a stream still remembers: those idle too long are forgotten (spec §5.3). */
   producers(state: StreamState): [string, ProducerState][];
+  readonly producerLimits: ProducerLimits;
   /** Sliding TTL renewal for reads (spec §7.1); writes renew inside their transaction. */
   renewTtl(key: string): void;
 

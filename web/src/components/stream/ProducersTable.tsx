@@ -1,4 +1,5 @@
-// Idempotent-producer state: what the server will accept next from each Producer-Id.
+// Idempotent-producer state: what the server will accept next from each Producer-Id, and when it
+// will forget a producer that stays idle (it must then start again at seq 0).
 import type { StreamDetail } from "../../api/introspection";
 import { age, dateTime } from "../../format";
 
@@ -13,6 +14,7 @@ export function ProducersTable({ d }: { d: StreamDetail }) {
           <th style={{ textAlign: "right" }}>Last seq</th>
           <th>Next accepted</th>
           <th>Last write</th>
+          <th>Forgotten if idle</th>
         </tr>
       </thead>
       <tbody>
@@ -32,6 +34,9 @@ export function ProducersTable({ d }: { d: StreamDetail }) {
               seq {p.last_seq + 1} at epoch {p.epoch}, or seq 0 at a higher epoch
             </td>
             <td title={dateTime(p.updated_at_ms)}>{age(p.updated_at_ms)}</td>
+            <td title={dateTime(p.updated_at_ms + d.producer_limits.idle_ttl_ms)} data-col="forgotten">
+              {age(p.updated_at_ms + d.producer_limits.idle_ttl_ms)}
+            </td>
           </tr>
         ))}
       </tbody>

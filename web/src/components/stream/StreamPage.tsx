@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useRef } from "preact/hooks";
 import type { StreamDetail } from "../../api/introspection";
 import { contentKind } from "../../api/contentKind";
+import { count } from "../../format";
 import { offsetPosition } from "../../api/offsets";
 import { readSse } from "../../api/sse";
 import { StreamPageModel } from "../../state/streamPage";
@@ -95,7 +96,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
           <Sparkline points={model.rate.value} />
         </Panel>
       </div>
-      <Panel title={`Producers (${d.producers.length})`} flush>
+      <Panel title={`Producers (${count(d.producers.length)} of at most ${count(d.producer_limits.max_per_stream)})`} flush>
         <ProducersTable d={d} />
       </Panel>
       <section class="panel" aria-label="Messages">
