@@ -32,7 +32,7 @@ const wellFormed = fc.record(
   {
     "Content-Type": fc.constantFrom("text/plain", "application/json"),
     "Stream-Seq": fc.constantFrom("004", "006", "007", "1"),
-    "Producer-Id": fc.constantFrom("p1", "p2"),
+    "Producer-Id": fc.constantFrom("p1", "p2", "p3"),
     "Producer-Epoch": fc.constantFrom("0", "1", "2"),
     "Producer-Seq": fc.constantFrom("0", "1", "2"),
     "Stream-Closed": fc.constant("true"),
@@ -61,14 +61,30 @@ const body = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('{"n":1}', "[1,2]", "[]", "{", "1", '[{"a":[]}]', "hello", "[".repeat(130)) },
   { weight: 2, arbitrary: printable },
 );
-const request = fc.record({
+const anyRequest = fc.record({
   method: fc.constantFrom("PUT", "POST", "POST", "POST", "DELETE", "GET", "HEAD", "PATCH"),
   path,
   query,
   headers,
   body,
 });
-type Req = typeof request extends fc.Arbitrary<infer T> ? T : never;
+// A valid first write from a producer the seeded streams do not know: the producer limit's turn.
+const newProducerAppend = fc
+  .tuple(fc.constantFrom(["json", "application/json", "[7]"], ["text", "text/plain", "abc"]), fc.constantFrom("p3", "p4"))
+  .map(([[stream, contentType, b], id]) => ({
+    method: "POST" as const,
+    path: `/${BUCKET}/${stream}`,
+    query: "",
+    headers: { "Content-Type": contentType, "Producer-Id": id, "Producer-Epoch": "0", "Producer-Seq": "0" } as Record<string, string>,
+    body: b,
+  }));
+const request = fc.oneof({ weight: 9, arbitrary: anyRequest }, { weight: 1, arbitrary: newProducerAppend });
+type Req = typeof anyRequest extends fc.Arbitrary<infer T> ? T : never;
+
+// Small producer limits, and time that passes between requests, so that producers are forgotten,
+// evicted and refused with 429 too. Ten idle minutes forget a producer; no stream TTL runs out.
+const PRODUCER_LIMITS = { idleTtlMs: 10 * 60_000, maxPerStream: 2 };
+const pause = fc.constantFrom(0, 0, 0, 0, 6 * 60_000, 11 * 60_000);
 
 async function seed(h: Harness): Promise<void> {
   const ok = async (method: string, p: string, hs: Record<string, string>, b?: string) => {
@@ -78,10 +94,14 @@ async function seed(h: Harness): Promise<void> {
   await ok("PUT", `/${BUCKET}/json`, { "Content-Type": "application/json" });
   await ok("POST", `/${BUCKET}/json`, { "Content-Type": "application/json", "Stream-Seq": "005", "Producer-Id": "p1", "Producer-Epoch": "1", "Producer-Seq": "0" }, "[1,2]");
   await ok("PUT", `/${BUCKET}/text`, { "Content-Type": "text/plain", "Stream-TTL": "3600" }, "hello");
+  // Both streams start full of producers (PRODUCER_LIMITS), so a third gets 429 until one is idle.
+  await ok("POST", `/${BUCKET}/json`, { "Content-Type": "application/json", "Producer-Id": "p2", "Producer-Epoch": "0", "Producer-Seq": "0" }, "[3]");
+  for (const id of ["p1", "p2"]) await ok("POST", `/${BUCKET}/text`, { "Content-Type": "text/plain", "Producer-Id": id, "Producer-Epoch": "0", "Producer-Seq": "0" }, id);
   await ok("PUT", `/${BUCKET}/closed`, { "Content-Type": "text/plain", "Stream-Closed": "true" }, "final");
 }
 
 const withoutForkRefs = (fingerprint: string | null) => fingerprint?.replace(/"forkRefs":\d+/, "") ?? null;
+const withoutTouch = (fingerprint: string | null) => fingerprint?.replace(/"touchedAtMs":\d+/, "") ?? null;
 
 function bytesOf(h: Harness, key: string): Buffer | null {
   const s = h.store.get(key);
@@ -115,7 +135,9 @@ async function check(h: Harness, r: Req): Promise<number> {
     if (accepted && k === target) continue;
     const was = before.get(k)!;
     const now = h.fingerprint(k);
-    if (!accepted) expect(now, `${what}: ${k}`).toBe(was);
+    // A read renews its stream's sliding TTL (spec §7.1), once time has passed.
+    if (r.method === "GET" && k === target) expect(withoutTouch(now), `${what}: ${k}`).toBe(withoutTouch(was));
+    else if (!accepted) expect(now, `${what}: ${k}`).toBe(was);
     else if (!(r.method === "DELETE" && now === null && was?.includes('"softDeleted":true'))) {
       expect(withoutForkRefs(now), `${what}: ${k}`).toBe(withoutForkRefs(was));
     }
@@ -135,11 +157,14 @@ describe("random request sequences", () => {
   test("never a 5xx; errors carry a code; refused writes change nothing; accepted appends store their whole body", async () => {
     const statuses = new Set<number>();
     await fc.assert(
-      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 8 }), async (requests) => {
-        const h = harness({ longPollTimeoutMs: 1 });
+      fc.asyncProperty(fc.array(fc.tuple(pause, request), { minLength: 1, maxLength: 8 }), async (steps) => {
+        const h = harness({ longPollTimeoutMs: 1, producerLimits: PRODUCER_LIMITS });
         try {
           await seed(h);
-          for (const r of requests) statuses.add(await check(h, r));
+          for (const [ms, r] of steps) {
+            h.clock.now += ms;
+            statuses.add(await check(h, r));
+          }
         } finally {
           await h.close();
         }
@@ -147,6 +172,6 @@ describe("random request sequences", () => {
       { numRuns: 300 },
     );
     // The generators must reach past the parsers: acceptances, and refusals at every stage.
-    for (const status of [200, 201, 204, 400, 404, 409, 412]) expect(statuses).toContain(status);
+    for (const status of [200, 201, 204, 400, 404, 409, 412, 429]) expect(statuses).toContain(status);
   }, 120_000);
 });
