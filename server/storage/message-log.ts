@@ -197,6 +197,12 @@ export class MessageLog {
     return statement;
   }
 
+  /** Whether log rows of this producer are not yet folded into its row: start-up would replay them. */
+  defers(tx: Batch, streamId: number, producerId: string): boolean {
+    const before = tx.log.materializedUpTo === null && this.lazyProducers.get(streamId)?.has(producerId) === true;
+    return before || tx.log.producers.get(streamId)?.has(producerId) === true;
+  }
+
   /** Whether enough has been deferred that this transaction, not yet materializing, should. */
   due(tx: Batch): boolean {
     if (tx.log.materializedUpTo !== null) return false;

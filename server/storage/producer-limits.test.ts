@@ -108,3 +108,28 @@ test("a producer refused for the limit commits nothing, and the console lists on
     await store.close();
   });
 });
+
+test("under an idle limit shorter than the deferral, eviction and restart still outlive a crash", async () => {
+  await inTempDir(async (dir) => {
+    const limits = { idleTtlMs: 1000, maxPerStream: 2 };
+    const clock = { now: 1_000_000 };
+    const path = join(dir, "ursa.sqlite");
+    const store = open(path, clock, limits);
+    await store.create(KEY, createRequest({ bucket: "limits", name: "s", contentType: "text/plain" }));
+    // None of these log rows is folded into a producer row before the crash.
+    for (let seq = 0; seq < 3; seq++) expect(await outcome(store, write("a", seq, 2))).toBe("accepted");
+    expect(await outcome(store, write("b", 0))).toBe("accepted");
+    clock.now += limits.idleTtlMs;
+    expect(await outcome(store, write("a", 0, 1))).toBe("accepted"); // restarts in its own place
+    expect(await outcome(store, write("c", 0))).toBe("accepted"); // b, forgotten, makes way
+
+    const reopened = open(snapshot(path, dir), clock, limits);
+    await store.close();
+    const producers = reopened.get(KEY)!.producers;
+    expect([...producers.keys()].sort()).toEqual(["a", "c"]);
+    expect(producers.get("a")).toMatchObject({ epoch: 1, lastSeq: 0 });
+    expect(await outcome(reopened, write("a", 1, 1))).toBe("accepted");
+    expect(await outcome(reopened, write("b", 1))).toBe("PRODUCER_SEQ_CONFLICT");
+    await reopened.close();
+  });
+});

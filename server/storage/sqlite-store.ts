@@ -417,6 +417,12 @@ export class SqliteStore implements Store {
   private applyEffect(tx: Batch, key: string, state: StreamState, effect: AppendEffect): StreamState {
     const now = this.now();
     const next = applyAppend(state, effect, now);
+    // A producer let go (evicted, or forgotten and starting again) must stay let go after a crash,
+    // so its row changes in this transaction. Start-up would still replay its log rows not yet
+    // folded into that row (possible only under an idle limit shorter than the deferral): fold
+    // them in first.
+    const letGo = effect.evicts ?? (effect.restartsForgotten ? effect.producer!.id : null);
+    if (letGo !== null && this.log.defers(tx, state.id, letGo)) this.log.materialize(tx);
     if (effect.evicts !== null) {
       tx.setProducer(next.producers, effect.evicts, undefined);
       this.st.deleteProducer.run(next.id, effect.evicts);
@@ -426,7 +432,7 @@ export class SqliteStore implements Store {
     if (effect.messages.length > 0) this.log.write(tx, key, next, effect, now);
     // Nothing in the log carries a close-only request's producer, so its row is written now. Nor
     // may a forgotten producer's restart wait: start-up replay keeps the higher of a stored entry
-    // and a log row, and would bring back the forgotten one.
+    // and a log row, and would bring back the forgotten entry.
     if (producer && (effect.messages.length === 0 || effect.restartsForgotten)) {
       this.st.upsertProducer.run(next.id, effect.producer!.id, producer.epoch, producer.lastSeq, producer.lastStart, producer.lastNext, producer.updatedAtMs);
     }
