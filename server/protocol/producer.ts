@@ -38,6 +38,7 @@ export interface ProducerClock {
   nowMs: number;
   limits: ProducerLimits;
 }
+
 const INTEGER = /^[0-9]+$/;
 
 function parseCount(name: string, raw: string): Parsed<number> {
