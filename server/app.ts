@@ -31,7 +31,18 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   app.route("/", streamRoutes(deps));
 
   app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
-  app.onError(internalError);
+  // A full disk refuses writes until there is room again; it is said in the log once a minute, not
+  // with a stack per refused write.
+  let fullLoggedAt = -Infinity;
+  const failed = (error: unknown): Response => {
+    if (!deps.store.isStorageFull(error)) return internalError(error);
+    if (performance.now() - fullLoggedAt >= 60_000) {
+      fullLoggedAt = performance.now();
+      console.error("ursa: storage is full; writes get 507 STORAGE_FULL until there is room again");
+    }
+    return renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"));
+  };
+  app.onError(failed);
 
   // Stream requests skip the router: its matching, Context and HonoRequest were ~8% of an
   // append's profile samples. It still takes every other path, including the two-segment ones
@@ -45,9 +56,9 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
     try {
       const response = fastStream(deps, req, rawPathname(req.url));
       if (response === undefined) return routed(req, ...rest);
-      return response instanceof Promise ? response.catch(internalError) : response;
+      return response instanceof Promise ? response.catch(failed) : response;
     } catch (error) {
-      return internalError(error);
+      return failed(error);
     }
   };
   return app;

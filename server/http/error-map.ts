@@ -54,6 +54,8 @@ export function statusOf(code: ErrorCode): number {
       return 503;
     case "INTERNAL":
       return 500;
+    case "STORAGE_FULL":
+      return 507;
   }
 }
 

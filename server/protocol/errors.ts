@@ -36,6 +36,7 @@ export type ErrorCode =
   | "PRODUCER_LIMIT"
   | "LIVE_READ_BACKPRESSURE"
   | "INGRESS_BODY_BYTES_LIMIT"
+  | "STORAGE_FULL"
   | "INTERNAL";
 
 export interface ErrorContext {

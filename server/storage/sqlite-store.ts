@@ -346,6 +346,11 @@ export class SqliteStore implements Store {
     return { streams: this.liveStreams, buckets };
   }
 
+  isStorageFull(error: unknown): boolean {
+    // SQLite reports a write the disk refused with ENOSPC, like one past max_page_count, as SQLITE_FULL.
+    return (error as { code?: unknown } | null)?.code === "SQLITE_FULL";
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);

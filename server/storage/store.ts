@@ -61,6 +61,9 @@ export interface Store {
   listStreams(bucket: string, query: ListQuery): Page<StreamSummary>;
   counts(): { streams: number; buckets: number };
 
+  /** Whether a write failed because the storage is full: nothing of it was written, and it may succeed later. */
+  isStorageFull(error: unknown): boolean;
+
   onChange(listener: (changes: StreamChange[]) => void): void;
   /** Waits for queued writes to commit, then closes the database. */
   close(): Promise<void>;

@@ -22,11 +22,13 @@ export interface HarnessOptions {
   maxBodyBytes?: number;
   maxInflightBodyBytes?: number;
   producerLimits?: ProducerLimits;
+  /** A database file; in memory if not given. */
+  path?: string;
 }
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const store = new SqliteStore({ path: ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
+  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
   const hub = new LiveHub(store, 1000);
   const app = createApp(
     {
