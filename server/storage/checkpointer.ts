@@ -15,13 +15,18 @@ self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
   const db = new Database(event.data.path, { strict: true });
   db.exec("PRAGMA busy_timeout = 5000");
   const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
+  // A failure (a busy database, a full disk) is retried at the next tick, and the writer's own
+  // safety-net checkpoint keeps the WAL bounded meanwhile. It is logged when it starts and when it
+  // ends, not ten times a second.
+  let failing = false;
   setInterval(() => {
     try {
       checkpoint.get();
+      if (failing) console.error("ursa: background checkpoints work again");
+      failing = false;
     } catch (error) {
-      // A busy database is retried at the next tick; the writer's own safety-net checkpoint
-      // keeps the WAL bounded meanwhile.
-      console.error("ursa: background checkpoint failed:", (error as Error).message);
+      if (!failing) console.error("ursa: background checkpoint failed, retrying every tick:", (error as Error).message);
+      failing = true;
     }
   }, event.data.intervalMs);
 };
