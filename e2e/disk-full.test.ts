@@ -1,0 +1,63 @@
+// A disk that really fills up, under the binary: a small tmpfs holds the data directory. Writes
+// past the space get 507 STORAGE_FULL and commit nothing, the process keeps serving, and once
+// space is freed writes succeed again. Mounting needs root, which the test machines give.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { startUrsa, type UrsaProcess } from "./server-process.ts";
+
+const mountPoint = mkdtempSync(join(tmpdir(), "ursa-full-"));
+const filler = join(mountPoint, "filler");
+let ursa: UrsaProcess | undefined;
+
+beforeAll(() => {
+  execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint]);
+  // Space set aside now and freed later, to show the server recovers without a restart.
+  writeFileSync(filler, Buffer.alloc(1024 * 1024, 1));
+});
+
+afterAll(async () => {
+  await ursa?.stop();
+  execFileSync("umount", [mountPoint]);
+  rmSync(mountPoint, { recursive: true, force: true });
+});
+
+const tail = async (url: string) => (await fetch(url, { method: "HEAD" })).headers.get("Stream-Next-Offset");
+
+test("writes on a full disk get 507 STORAGE_FULL and commit nothing; freeing space lets them through", { timeout: 30_000 }, async () => {
+  const dataDir = join(mountPoint, "data");
+  mkdirSync(dataDir);
+  ursa = await startUrsa({ dataDir });
+  const stream = `${ursa.url}/e2e-full/s`;
+  expect((await fetch(stream, { method: "PUT", headers: { "Content-Type": "application/octet-stream" } })).status).toBe(201);
+
+  const chunk = new Uint8Array(64 * 1024).fill(7);
+  let accepted = 0;
+  let refused: Response | undefined;
+  for (let i = 0; i < 200 && !refused; i++) {
+    const res = await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: chunk });
+    if (res.status === 204) accepted++;
+    else refused = res;
+  }
+  expect(accepted).toBeGreaterThan(0);
+  expect(refused?.status).toBe(507);
+  expect(((await refused!.json()) as { error: { code: string } }).error.code).toBe("STORAGE_FULL");
+  const tailWhenFull = await tail(stream);
+  expect(Number(tailWhenFull!.split("_")[1])).toBe(accepted * chunk.length);
+
+  // Still full: refused again, and nothing of it lands.
+  expect((await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: chunk })).status).toBe(507);
+  expect(await tail(stream)).toBe(tailWhenFull);
+
+  rmSync(filler);
+  expect((await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: "after" })).status).toBe(204);
+  const read = await fetch(`${stream}?offset=-1&max_bytes=8388608`);
+  const body = new Uint8Array(await read.arrayBuffer());
+  expect(body.length).toBe(accepted * chunk.length + 5);
+  expect(new TextDecoder().decode(body.subarray(body.length - 5))).toBe("after");
+  expect(ursa.child.exitCode).toBeNull();
+  expect(ursa.log()).toContain("storage is full");
+  expect(ursa.log()).not.toContain("internal error");
+});
