@@ -51,6 +51,11 @@ test("writes on a full disk get 507 STORAGE_FULL and commit nothing; freeing spa
   expect((await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: chunk })).status).toBe(507);
   expect(await tail(stream)).toBe(tailWhenFull);
 
+  // The checkpoint thread cannot copy the WAL into the database now either: it says so once, not
+  // on every 100 ms tick.
+  await new Promise((r) => setTimeout(r, 600));
+  expect(ursa.log().split("background checkpoint failed").length - 1).toBeLessThanOrEqual(1);
+
   rmSync(filler);
   expect((await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: "after" })).status).toBe(204);
   const read = await fetch(`${stream}?offset=-1&max_bytes=8388608`);
