@@ -25,11 +25,11 @@ function start(): void {
 
   let dataPath = ":memory:";
   if (!config.memory) {
-    mkdirSync(config.dataDir, { recursive: true });
+    startStep(`cannot create the data directory ${config.dataDir}`, () => mkdirSync(config.dataDir, { recursive: true }));
     dataPath = resolve(join(config.dataDir, "ursa.sqlite"));
   }
   let server: ReturnType<typeof Bun.serve> | undefined;
-  const store = new SqliteStore({
+  const store = startStep(`cannot open the database ${dataPath}`, () => new SqliteStore({
     path: dataPath,
     sync: config.sync,
     checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
@@ -37,7 +37,7 @@ function start(): void {
     producerLimits: { idleTtlMs: config.producerIdleTtlMs, maxPerStream: config.maxProducersPerStream },
     // Besides the write being committed, live readers parked until the next write are in progress.
     busy: () => server !== undefined && server.pendingRequests > hub.active + 1,
-  });
+  }));
   const hub = new LiveHub(store, config.maxLiveReaders);
   const app = createApp({
     store,
@@ -53,14 +53,14 @@ function start(): void {
     info: { version: VERSION, dataPath, sync: config.memory ? "memory" : config.sync, startedAtMs: Date.now() },
   });
 
-  server = Bun.serve({
+  server = startStep(`cannot listen on ${config.host}:${config.port}`, () => Bun.serve({
     hostname: config.host,
     port: config.port,
     fetch: app.fetch,
     // ursa enforces its own limit (with a JSON error); Bun's must sit above it.
     maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
     idleTimeout: 30,
-  });
+  }));
   console.log(`ursa listening http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port} data=${dataPath}`);
 
   let stopping = false;
@@ -75,6 +75,16 @@ function start(): void {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+/** A start-up failure is the user's to fix (a busy port, a database in use): one line, then exit 1. */
+function startStep<T>(what: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    console.error(`ursa: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }
 
 start();

@@ -4,6 +4,7 @@ import type { CreateRequest } from "../protocol/create";
 import { createRequest } from "../protocol/testing-state";
 import { Batch } from "./batch";
 import { inTempDir } from "../testing/temp-dir";
+import { DatabaseInUseError } from "./database-lock";
 import { SqliteStore } from "./sqlite-store";
 
 const create = (name: string, overrides: Partial<CreateRequest> = {}) =>
@@ -64,6 +65,19 @@ describe("SqliteStore on disk", () => {
       await store.delete("store-t/f", null); // the last fork takes its soft-deleted source with it
       expect(store.counts().streams).toBe(1);
       await store.close();
+    });
+  });
+
+  test("a second store on the same database is refused while the first is open, and opens once it is closed", async () => {
+    await inTempDir(async (dir) => {
+      const path = join(dir, "ursa.sqlite");
+      const first = new SqliteStore({ path, sync: "full" });
+      expect(() => new SqliteStore({ path, sync: "full" })).toThrow(DatabaseInUseError);
+      await first.create("store-t/a", create("a"));
+      await first.close();
+      const second = new SqliteStore({ path, sync: "full" });
+      expect(second.get("store-t/a")).toBeDefined();
+      await second.close();
     });
   });
 });

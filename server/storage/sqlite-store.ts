@@ -13,6 +13,7 @@ import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type Produce
 import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
 import { Batch } from "./batch";
+import { lockDatabase, type DatabaseLock } from "./database-lock";
 import type { CheckpointerStart } from "./checkpointer";
 import { GroupCommit } from "./group-commit";
 import { countStreams, listBuckets, listStreams } from "./listing";
@@ -67,6 +68,8 @@ export class SqliteStore implements Store {
   private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private checkpointer: Worker | undefined;
+  /** Held for the store's whole life; dropping the reference would let GC release the lock. */
+  private readonly lock: DatabaseLock | undefined;
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
@@ -74,8 +77,10 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
-    this.db = new Database(options.path, { create: true, strict: true });
     const onDisk = options.path !== ":memory:";
+    // Before the database is touched: a second process must not even replay or migrate it.
+    if (onDisk) this.lock = lockDatabase(options.path);
+    this.db = new Database(options.path, { create: true, strict: true });
     const busy = options.busy ?? (() => false);
     if (onDisk) this.db.exec("PRAGMA journal_mode = WAL");
     // In full mode ursa syncs the WAL itself, off the event loop (see walSync), so SQLite's own
@@ -358,6 +363,7 @@ export class SqliteStore implements Store {
     if (this.log.deferred) await this.writes.submit((tx) => this.log.materialize(tx));
     await this.checkpointer?.terminate();
     this.db.close();
+    this.lock?.release();
   }
 
   // ---- inside a transaction ------------------------------------------------------------------
