@@ -34,7 +34,7 @@ test("SIGTERM ends live reads with a final event, exits 0, and keeps acknowledge
   // Controls: after the catch-up, after the live append, and the one shutdown sends on its own.
   const controls = [...sse.text.matchAll(/event: control\ndata:(\{[^\n]*\})/g)].map((m) => JSON.parse(m[1]!));
   expect(controls.length).toBeGreaterThanOrEqual(3);
-  expect(sse.text.endsWith(`event: control\ndata:${JSON.stringify(controls.at(-1))}\n\n`)).toBe(true);
+  expect(sse.text.endsWith(`event: control\ndata:${JSON.stringify(controls.at(-1))}\nid:${tail}\n\n`)).toBe(true);
   expect(controls.at(-1)?.streamNextOffset).toBe(tail);
 
   const second = (pair.second = await startUrsa({ dataDir: first.dataDir }));

@@ -7,6 +7,7 @@ export const H = {
   location: "Location",
   etag: "ETag",
   ifNoneMatch: "If-None-Match",
+  lastEventId: "Last-Event-ID",
   allow: "Allow",
   retryAfter: "Retry-After",
   nextOffset: "Stream-Next-Offset",
@@ -55,7 +56,7 @@ const EXPOSED = [
 ].join(", ");
 
 export const ALLOWED_REQUEST_HEADERS =
-  "content-type, authorization, if-none-match, prefer, stream-seq, stream-ttl, stream-expires-at, stream-closed, stream-attrs, stream-incarnation, stream-record-match, stream-snapshot-match, producer-id, producer-epoch, producer-seq, stream-forked-from, stream-fork-offset, stream-fork-sub-offset";
+  "content-type, authorization, if-none-match, prefer, stream-seq, stream-ttl, stream-expires-at, stream-closed, stream-attrs, stream-incarnation, stream-record-match, stream-snapshot-match, producer-id, producer-epoch, producer-seq, stream-forked-from, stream-fork-offset, stream-fork-sub-offset, last-event-id";
 
 const DEFAULTS = new Headers({
   "X-Content-Type-Options": "nosniff",

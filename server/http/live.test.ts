@@ -74,12 +74,30 @@ describe("SSE (spec §4.4)", () => {
     expect(res.headers.get("Content-Type")).toBe("text/event-stream");
     expect(res.headers.get("Cache-Control")).toBe("no-cache");
     const text = await readSse(res, (t) => t.includes("upToDate"));
-    expect(text).toMatch(/^event: data\ndata:ab\n\nevent: control\ndata:\{"streamNextOffset":"0000000000000000_0000000000000002","streamCursor":"[0-9]+","upToDate":true\}\n\n$/);
+    // Each event's id is the offset after it: an EventSource sends it back as Last-Event-ID.
+    expect(text).toMatch(
+      /^event: data\ndata:ab\nid:0000000000000000_0000000000000002\n\nevent: control\ndata:\{"streamNextOffset":"0000000000000000_0000000000000002","streamCursor":"[0-9]+","upToDate":true\}\nid:0000000000000000_0000000000000002\n\n$/,
+    );
+  });
+  test("a reconnect carrying Last-Event-ID resumes there, not at the URL's offset (EventSource)", async () => {
+    await h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "cd" });
+    const res = await h.request("GET", "/live-b/s?offset=-1&live=sse", { headers: { "Last-Event-ID": tail } });
+    const text = await readSse(res, (t) => t.includes("upToDate"));
+    expect(text).toStartWith("event: data\ndata:cd\nid:0000000000000000_0000000000000004\n\n");
+    // Only SSE reads take it: a catch-up read is not an EventSource reconnect.
+    expect(await (await h.request("GET", "/live-b/s?offset=-1", { headers: { "Last-Event-ID": tail } })).text()).toBe("abcd");
+  });
+  test("a Last-Event-ID that is not an offset is refused with INVALID_OFFSET", async () => {
+    for (const id of ["-1", "now", "abc", "0000000000000001_0000000000000000"]) {
+      const res = await h.request("GET", "/live-b/s?offset=-1&live=sse", { headers: { "Last-Event-ID": id } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("INVALID_OFFSET");
+    }
   });
   test("payload lines split on CR, LF and CRLF cannot inject events", async () => {
     await h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "x\r\n\r\nevent: control\rdata:{}\n y" });
     const text = await readSse(await h.request("GET", `/live-b/s?offset=${tail}&live=sse`), (t) => t.includes("upToDate"));
-    expect(text.startsWith("event: data\ndata:x\ndata:\ndata:event: control\ndata:data:{}\ndata:  y\n\n")).toBe(true);
+    expect(text.startsWith("event: data\ndata:x\ndata:\ndata:event: control\ndata:data:{}\ndata:  y\nid:")).toBe(true);
   });
   test("binary streams are base64 and say so", async () => {
     await h.request("PUT", "/live-b/bin", { headers: { "Content-Type": "application/octet-stream" }, body: new Uint8Array([0, 255, 1]) });
@@ -111,7 +129,7 @@ describe("SSE (spec §4.4)", () => {
     // what it did send ends on a control event the client can resume from.
     expect(Date.now() - started).toBeLessThan(1000);
     expect(text.length).toBeLessThan(10 * 1024 * 1024);
-    expect(text).toMatch(/event: control\ndata:\{[^\n]*\}\n\n$/);
+    expect(text).toMatch(/event: control\ndata:\{[^\n]*\}\nid:[0-9_]+\n\n$/);
   });
   test("[SEED] deletion while subscribed sends event: error and ends", async () => {
     const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);

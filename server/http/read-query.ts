@@ -15,7 +15,11 @@ export interface ReadQuery {
 const POSITIVE = /^[1-9][0-9]{0,15}$/;
 const INTEGER = /^[0-9]{1,16}$/;
 
-export function parseReadQuery(url: URL, accept: string | null): Parsed<ReadQuery> {
+/**
+ * `lastEventId` is the Last-Event-ID header: an EventSource reconnecting by itself sends the id of
+ * the last event it saw (sse-frames.ts), and an SSE read resumes there rather than at the URL's offset.
+ */
+export function parseReadQuery(url: URL, accept: string | null, lastEventId: string | null): Parsed<ReadQuery> {
   const q = url.searchParams;
   const offsets = q.getAll("offset");
   if (offsets.length > 1) return fail("INVALID_OFFSET", "offset may be given once");
@@ -29,6 +33,11 @@ export function parseReadQuery(url: URL, accept: string | null): Parsed<ReadQuer
     const parsed = parseOffsetToken(offsets[0]!, true);
     if (!parsed.ok) return parsed;
     offset = parsed.value;
+  }
+  if (liveRaw === "sse" && lastEventId !== null) {
+    const resumed = parseOffsetToken(lastEventId.trim(), false);
+    if (!resumed.ok) return fail("INVALID_OFFSET", "Last-Event-ID is not an offset this server sent as an event id");
+    offset = resumed.value;
   }
   const maxRaw = q.get("max_bytes");
   if (maxRaw !== null && !POSITIVE.test(maxRaw)) return fail("INVALID_QUERY", "max_bytes must be a positive integer");

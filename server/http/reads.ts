@@ -19,7 +19,7 @@ import { parseIncarnationHeader } from "./write-requests";
 
 export async function readStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
   const url = new URL(req.url);
-  const query = parseReadQuery(url, req.headers.get("accept"));
+  const query = parseReadQuery(url, req.headers.get("accept"), req.headers.get(H.lastEventId));
   if (!query.ok) return renderError(query.error);
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);

@@ -87,7 +87,7 @@ async function run(o: SseSessionOptions, send: (text: string) => void, signal: A
       if (payload.end > offset) {
         const c = control(state, payload.end, o.cursor);
         // A data event and its control go out in one write, so no reader sees one without the other.
-        send(dataEvent(payload.text) + controlEvent(c));
+        send(dataEvent(payload.text, c.streamNextOffset) + controlEvent(c));
         lastControl = JSON.stringify({ ...c, streamCursor: undefined });
         offset = payload.end;
         if (c.streamClosed) return;
