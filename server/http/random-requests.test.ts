@@ -24,7 +24,7 @@ const headerValue = fc.oneof({ weight: 3, arbitrary: edgeValue }, { weight: 1, a
 const HEADER_NAMES = [
   "Content-Type", "Stream-Seq", "Stream-Closed", "Stream-TTL", "Stream-Expires-At", "Stream-Attrs",
   "Stream-Incarnation", "Producer-Id", "Producer-Epoch", "Producer-Seq", "Stream-Forked-From",
-  "Stream-Fork-Offset", "Stream-Fork-Sub-Offset", "If-None-Match",
+  "Stream-Fork-Offset", "Stream-Fork-Sub-Offset", "If-None-Match", "Last-Event-ID",
 ];
 const anyHeaders = fc.dictionary(fc.constantFrom(...HEADER_NAMES), headerValue, { maxKeys: 6 });
 // Most random headers fail a parser; these pass them, so the stream rules get their turn too.
