@@ -36,8 +36,9 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   let fullLoggedAt = -Infinity;
   const failed = (error: unknown): Response => {
     if (!deps.store.isStorageFull(error)) return internalError(error);
-    if (performance.now() - fullLoggedAt >= 60_000) {
-      fullLoggedAt = performance.now();
+    const now = performance.now();
+    if (now - fullLoggedAt >= 60_000) {
+      fullLoggedAt = now;
       console.error("ursa: storage is full; writes get 507 STORAGE_FULL until there is room again");
     }
     return renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"));

@@ -31,7 +31,7 @@ export interface ProducerLimits {
 export const DEFAULT_PRODUCER_LIMITS: ProducerLimits = { idleTtlMs: 7 * 24 * 3_600_000, maxPerStream: 4096 };
 
 /** A new producer on a full stream may take the place of one idle at least this long. */
-export const EVICTABLE_AFTER_MS = 3_600_000;
+const EVICTABLE_AFTER_MS = 3_600_000;
 
 /** What the producer rules need besides the stream: the time, and the limits. */
 export interface ProducerClock {

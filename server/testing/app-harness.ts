@@ -17,7 +17,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export interface HarnessOptions {
+interface HarnessOptions {
   longPollTimeoutMs?: number;
   maxBodyBytes?: number;
   maxInflightBodyBytes?: number;
