@@ -35,7 +35,7 @@ function start(): void {
     checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
     recentBytes: config.readCacheBytes,
     producerLimits: { idleTtlMs: config.producerIdleTtlMs, maxPerStream: config.maxProducersPerStream },
-    // Besides the write being committed, live readers parked until the next write are in progress.
+    // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
     busy: () => server !== undefined && server.pendingRequests > hub.active + 1,
   }));
   const hub = new LiveHub(store, config.maxLiveReaders);

@@ -119,6 +119,20 @@ describe("SSE (spec §4.4)", () => {
     expect(data).toEqual(["cd", "ef"]);
     expect(text).toContain('"streamNextOffset":"0000000000000000_0000000000000006"');
   });
+  test("subscribers woken by one append share its framing, yet each gets the cursor its own request calls for", async () => {
+    const interval = Number((await h.request("GET", `/live-b/s?offset=now&live=long-poll&timeout_ms=1`)).headers.get("Stream-Cursor"));
+    // A client that echoes a cursor from the future must get one strictly above it (spec §3.5).
+    const ahead = interval + 1_000;
+    const plain = [await h.request("GET", `/live-b/s?offset=${tail}&live=sse`), await h.request("GET", `/live-b/s?offset=${tail}&live=sse`)];
+    const echoing = await h.request("GET", `/live-b/s?offset=${tail}&live=sse&cursor=${ahead}`);
+    setTimeout(() => void h.request("POST", "/live-b/s", { headers: { "Content-Type": "text/plain" }, body: "cd" }), 20);
+    const texts = await Promise.all([...plain, echoing].map((res) => readSse(res, (t) => t.includes("data:cd\n"))));
+    const cursorAfterData = (text: string) => Number(/data:cd\n[^]*?"streamCursor":"([0-9]+)"/.exec(text)![1]);
+    for (const text of texts) expect(text).toContain('"streamNextOffset":"0000000000000000_0000000000000004"');
+    expect(cursorAfterData(texts[0]!)).toBe(interval);
+    expect(cursorAfterData(texts[1]!)).toBe(interval);
+    expect(cursorAfterData(texts[2]!)).toBeGreaterThan(ahead);
+  });
   test("a subscriber that stops reading is cut off once 8 MiB wait unsent, rather than buffered without bound", async () => {
     const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
     const mib = "x".repeat(1024 * 1024);

@@ -9,30 +9,100 @@ function hubWithStore() {
   return { hub: new LiveHub(store, 10), commit: (changes: StreamChange[]) => notify(changes) };
 }
 
-const appended = (tail: number): StreamChange => ({
+const appended = (tail: number, start = 0): StreamChange => ({
   kind: "appended",
   state: streamState({ id: 3, contentType: "application/octet-stream", tail }),
-  start: 0,
-  messages: [new Uint8Array(tail).fill(7)],
+  start,
+  messages: [new Uint8Array(tail - start).fill(7)],
 });
 
-test("a woken reader gets the newest append from the commit itself", async () => {
+test("a woken subscriber gets the newest append from the commit itself", async () => {
   const { hub, commit } = hubWithStore();
-  const woke = hub.wait(3, 5_000);
+  const subscription = hub.subscribe(3);
+  const woke = subscription.next(5_000);
   commit([appended(4)]);
   expect(await woke).toBe("changed");
   expect(hub.payloadAt(3, 0, 4, 1 << 20, "base64")).toEqual({ text: "BwcHBw==", end: 4 });
+  subscription.close();
 });
 
-test("once its last reader leaves without reading, the newest append is let go of", async () => {
+test("once its last subscriber leaves, the newest append is let go of", async () => {
   const { hub, commit } = hubWithStore();
-  const first = hub.wait(3, 5_000);
+  const first = hub.subscribe(3);
+  const woke = first.next(5_000);
   commit([appended(4)]);
-  await first;
+  await woke;
   const abort = new AbortController();
-  const parked = hub.wait(3, 5_000, abort.signal);
+  const second = hub.subscribe(3, abort.signal);
+  first.close();
+  expect(hub.payloadAt(3, 0, 4, 1 << 20, "base64")).not.toBeNull();
+  const parked = second.next(5_000);
   abort.abort();
   expect(await parked).toBe("aborted");
+  second.close();
   expect(hub.payloadAt(3, 0, 4, 1 << 20, "base64")).toBeNull();
+  expect(hub.active).toBe(0);
+});
+
+test("a commit while the subscriber is busy wakes its next wait at once, and only that one", async () => {
+  const { hub, commit } = hubWithStore();
+  const subscription = hub.subscribe(3);
+  commit([appended(4)]);
+  commit([appended(8, 4)]);
+  expect(await subscription.next(5_000)).toBe("changed");
+  expect(await subscription.next(20)).toBe("timeout");
+  subscription.close();
+});
+
+test("deletion and shutdown are not lost behind a change, and keep waking", async () => {
+  const { hub, commit } = hubWithStore();
+  const subscription = hub.subscribe(3);
+  commit([appended(4)]);
+  commit([{ kind: "gone", id: 3, key: "b/s" }]);
+  commit([appended(4)]);
+  expect(await subscription.next(5_000)).toBe("gone");
+  expect(await subscription.next(5_000)).toBe("gone");
+  subscription.close();
+
+  const other = hub.subscribe(3);
+  hub.shutdown();
+  expect(await other.next(5_000)).toBe("shutdown");
+  other.close();
+  expect(await hub.wait(3, 5_000)).toBe("shutdown");
+});
+
+test("the timeout counts from each wait, though the timer is not re-armed per event", async () => {
+  const { hub, commit } = hubWithStore();
+  const subscription = hub.subscribe(3);
+  const first = subscription.next(150);
+  await Bun.sleep(100);
+  commit([appended(4)]);
+  expect(await first).toBe("changed");
+  // The timer armed by the first wait fires 150 ms after it, 50 ms into this one: too early.
+  const began = performance.now();
+  expect(await subscription.next(150)).toBe("timeout");
+  expect(performance.now() - began).toBeGreaterThanOrEqual(140);
+  // A shorter wait than the armed timer's gets its own.
+  const shortBegan = performance.now();
+  expect(await subscription.next(30)).toBe("timeout");
+  expect(performance.now() - shortBegan).toBeLessThan(120);
+  subscription.close();
+});
+
+test("a subscriber that closes stops counting, and a one-shot wait leaves nothing behind", async () => {
+  const { hub, commit } = hubWithStore();
+  const subscription = hub.subscribe(3);
+  expect(hub.active).toBe(1);
+  const waited = hub.wait(3, 5_000);
+  expect(hub.active).toBe(2);
+  commit([appended(4)]);
+  expect(await waited).toBe("changed");
+  expect(hub.active).toBe(1);
+  subscription.close();
+  subscription.close();
+  expect(hub.active).toBe(0);
+  const aborted = new AbortController();
+  aborted.abort();
+  expect(await hub.wait(3, 5_000, aborted.signal)).toBe("aborted");
   expect(hub.active).toBe(0);
 });

@@ -12,6 +12,8 @@ const text = new TextDecoder("utf-8");
 export interface SsePayload {
   text: string;
   end: number;
+  /** The payload framed as a data event with its control, kept for the next reader that sends the same pair. */
+  framed?: { key: string; bytes: Uint8Array };
 }
 
 export function encodeSsePayload(store: Store, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): SsePayload {

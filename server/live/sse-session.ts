@@ -6,9 +6,9 @@ import { streamCursor } from "../protocol/cursor";
 import { formatOffset } from "../protocol/offsets";
 import type { StreamState } from "../protocol/state";
 import type { Store } from "../storage/store";
-import type { LiveHub } from "./hub";
+import type { LiveHub, Subscription } from "./hub";
 import { controlEvent, dataEvent, errorEvent, HEARTBEAT, type Control } from "./sse-frames";
-import { encodeSsePayload, type SsePayloadMode } from "./sse-payload";
+import { encodeSsePayload, type SsePayload, type SsePayloadMode } from "./sse-payload";
 
 export interface SseSessionOptions {
   store: Store;
@@ -38,8 +38,8 @@ export function sseBody(o: SseSessionOptions): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       async start(controller) {
-        const send = (text: string) => {
-          controller.enqueue(encoder.encode(text));
+        const send = (event: string | Uint8Array) => {
+          controller.enqueue(typeof event === "string" ? encoder.encode(event) : event);
           if (controller.desiredSize! < -SSE_MAX_QUEUED_BYTES) stop.abort();
         };
         try {
@@ -60,17 +60,61 @@ export function sseBody(o: SseSessionOptions): ReadableStream<Uint8Array> {
   );
 }
 
-function control(state: StreamState, end: number, cursor: string | null): Control {
+/** What a control event at `end` says, before it is formatted. */
+interface ControlPoint {
+  end: number;
+  atTail: boolean;
+  closed: boolean;
+  cursor: string | null;
+  /** Equal for control events that say the same, whatever their cursor (which moves with the clock). */
+  resting: string;
+}
+
+function controlPoint(state: StreamState, end: number, clientCursor: string | null): ControlPoint {
   const atTail = end === state.tail;
   const closed = state.closed && atTail;
-  const c: Control = { streamNextOffset: formatOffset(end) };
-  if (!closed) c.streamCursor = streamCursor(Date.now(), cursor);
-  if (atTail) c.upToDate = true;
-  if (closed) c.streamClosed = true;
+  return {
+    end,
+    atTail,
+    closed,
+    cursor: closed ? null : streamCursor(Date.now(), clientCursor),
+    resting: `${end}:${atTail ? 1 : 0}:${closed ? 1 : 0}`,
+  };
+}
+
+function control(p: ControlPoint): Control {
+  const c: Control = { streamNextOffset: formatOffset(p.end) };
+  if (p.cursor !== null) c.streamCursor = p.cursor;
+  if (p.atTail) c.upToDate = true;
+  if (p.closed) c.streamClosed = true;
   return c;
 }
 
-async function run(o: SseSessionOptions, send: (text: string) => void, signal: AbortSignal): Promise<void> {
+/**
+ * A data event and its control in one chunk, so no reader sees one without the other. Readers
+ * woken by the same commit share the payload (hub.payloadAt), and nearly always the control too:
+ * the pair is encoded once for all of them.
+ */
+function dataAndControl(payload: SsePayload, p: ControlPoint): Uint8Array {
+  const key = `${p.resting}:${p.cursor}`;
+  if (payload.framed?.key === key) return payload.framed.bytes;
+  const c = control(p);
+  const bytes = encoder.encode(dataEvent(payload.text, c.streamNextOffset) + controlEvent(c));
+  payload.framed = { key, bytes };
+  return bytes;
+}
+
+async function run(o: SseSessionOptions, send: (event: string | Uint8Array) => void, signal: AbortSignal): Promise<void> {
+  const id = o.state.id;
+  const subscription = o.hub.subscribe(id, signal);
+  try {
+    await follow(o, send, subscription, signal);
+  } finally {
+    subscription.close();
+  }
+}
+
+async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) => void, subscription: Subscription, signal: AbortSignal): Promise<void> {
   const id = o.state.id;
   const deadline = Date.now() + o.maxDurationMs;
   let offset = o.start;
@@ -85,32 +129,30 @@ async function run(o: SseSessionOptions, send: (text: string) => void, signal: A
     if (offset < state.tail) {
       const payload = o.hub.payloadAt(id, offset, state.tail, o.limitBytes, o.mode) ?? encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
       if (payload.end > offset) {
-        const c = control(state, payload.end, o.cursor);
-        // A data event and its control go out in one write, so no reader sees one without the other.
-        send(dataEvent(payload.text, c.streamNextOffset) + controlEvent(c));
-        lastControl = JSON.stringify({ ...c, streamCursor: undefined });
+        const p = controlPoint(state, payload.end, o.cursor);
+        send(dataAndControl(payload, p));
+        lastControl = p.resting;
         offset = payload.end;
-        if (c.streamClosed) return;
+        if (p.closed) return;
         continue;
       }
       // Nothing readable below the tail: the stream's delete has committed and is being synced.
       // Waiting for it, rather than reading again at once, lets that sync's callback run.
     }
-    const c = control(state, offset, o.cursor);
-    const fingerprint = JSON.stringify({ ...c, streamCursor: undefined });
-    if (fingerprint !== lastControl) {
-      send(controlEvent(c));
-      lastControl = fingerprint;
+    const p = controlPoint(state, offset, o.cursor);
+    if (p.resting !== lastControl) {
+      send(controlEvent(control(p)));
+      lastControl = p.resting;
     }
-    if (c.streamClosed) return;
+    if (p.closed) return;
     const remaining = deadline - Date.now();
     if (remaining <= 0) return;
-    const wake = await o.hub.wait(id, Math.min(o.heartbeatMs, remaining), signal);
+    const wake = await subscription.next(Math.min(o.heartbeatMs, remaining));
     if (wake === "aborted") return;
     if (wake === "shutdown" || (wake === "timeout" && Date.now() >= deadline)) {
       // A final control without streamClosed: the client resumes from it (spec §4.4 lifetime).
       const now = o.store.get(o.key);
-      send(controlEvent(control(now && now.id === id ? now : state, offset, o.cursor)));
+      send(controlEvent(control(controlPoint(now && now.id === id ? now : state, offset, o.cursor))));
       return;
     }
     if (wake === "timeout") send(HEARTBEAT);
