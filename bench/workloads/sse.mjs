@@ -5,6 +5,7 @@
 import { Conn } from "../lib/http.mjs";
 import { PHASE, startParts } from "../lib/pool.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
+import { sseParser } from "../lib/sse-parser.mjs";
 import { nowUs, Samples, sleep, totals } from "../lib/stats.mjs";
 
 /** p: { subscribers, rate, durationMs, threads, runId, connectTimeoutMs } */
@@ -109,39 +110,6 @@ export async function run(server, p) {
 }
 
 const warmupTotal = (p) => Math.round((p.rate * (p.warmupMs ?? 0)) / 1000);
-
-/** Parse an SSE byte stream into events: calls onEvent(type, data). */
-export function sseParser(onEvent) {
-  let buf = "";
-  const decoder = new TextDecoder();
-  return (chunk) => {
-    buf += decoder.decode(chunk, { stream: true });
-    for (;;) {
-      let end = buf.indexOf("\n\n");
-      let sepLen = 2;
-      const crlf = buf.indexOf("\r\n\r\n");
-      if (crlf >= 0 && (end < 0 || crlf < end)) {
-        end = crlf;
-        sepLen = 4;
-      }
-      if (end < 0) return;
-      const block = buf.slice(0, end);
-      buf = buf.slice(end + sepLen);
-      let type = "message";
-      const data = [];
-      for (const line of block.split(/\r?\n/)) {
-        if (line.startsWith(":")) continue;
-        const c = line.indexOf(":");
-        const field = c < 0 ? line : line.slice(0, c);
-        let value = c < 0 ? "" : line.slice(c + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "event") type = value;
-        else if (field === "data") data.push(value);
-      }
-      if (data.length || type !== "message") onEvent(type, data.join("\n"));
-    }
-  };
-}
 
 /** Worker part: `count` subscribers, each on its own connection. */
 export async function part(params, ctx) {
