@@ -106,3 +106,12 @@ test("a subscriber that closes stops counting, and a one-shot wait leaves nothin
   expect(await hub.wait(3, 5_000, aborted.signal)).toBe("aborted");
   expect(hub.active).toBe(0);
 });
+
+test("closing a subscription ends a wait still in progress", async () => {
+  const { hub } = hubWithStore();
+  const subscription = hub.subscribe(3);
+  const parked = subscription.next(5_000);
+  subscription.close();
+  expect(await parked).toBe("aborted");
+  expect(hub.active).toBe(0);
+});

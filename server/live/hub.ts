@@ -17,7 +17,8 @@ export type Wake = "changed" | "gone" | "timeout" | "shutdown" | "aborted";
 export interface Subscription {
   /**
    * The next wake: at once if the stream changed (or was deleted, or the server began shutting
-   * down) since the last one, else at the next such event, after `timeoutMs`, or on abort.
+   * down) since the last one, else at the next such event, after `timeoutMs`, or on abort. One
+   * wait at a time.
    */
   next(timeoutMs: number): Promise<Wake>;
   /** Stops listening. Once nobody listens, the newest append's bytes are let go of. */
@@ -68,6 +69,7 @@ class Listener implements Subscription {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.notify("aborted");
     clearTimeout(this.timer);
     this.timer = undefined;
     this.signal?.removeEventListener("abort", this.onAbort);
