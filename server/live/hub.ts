@@ -28,7 +28,7 @@ export interface Subscription {
 class Listener implements Subscription {
   private resolve: ((wake: Wake) => void) | null = null;
   /** What happened while the reader was busy; "changed" gives way to anything that ends a read. */
-  private missed: Wake | null = null;
+  private missed: Wake | null;
   /** One timer at a time, moved on lazily: it is not re-armed per event, only when it fires early. */
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Infinity;

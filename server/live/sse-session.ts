@@ -105,8 +105,7 @@ function dataAndControl(payload: SsePayload, p: ControlPoint): Uint8Array {
 }
 
 async function run(o: SseSessionOptions, send: (event: string | Uint8Array) => void, signal: AbortSignal): Promise<void> {
-  const id = o.state.id;
-  const subscription = o.hub.subscribe(id, signal);
+  const subscription = o.hub.subscribe(o.state.id, signal);
   try {
     await follow(o, send, subscription, signal);
   } finally {
