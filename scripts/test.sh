@@ -59,9 +59,9 @@ step "e2e: vitest (conformance suite, official client, restart, kill -9)"
 run vitest 20 npx vitest run --config e2e/vitest.config.ts
 check vitest $? reports/conformance-junit.xml
 
-step "bench: node --test bench/smoke.test.mjs bench/sse-parser.test.mjs (harness, log verification and the client's SSE parser, never a speed)"
+step "bench: node --test bench/*.test.mjs (harness, log verification, the client's SSE parser, disturbed runs; never a speed)"
 BENCH_REQUIRE_URSA=1 run bench 10 node --test --test-reporter=spec --test-reporter-destination=stdout \
-  --test-reporter=junit --test-reporter-destination=reports/bench-junit.xml bench/smoke.test.mjs bench/sse-parser.test.mjs
+  --test-reporter=junit --test-reporter-destination=reports/bench-junit.xml bench/*.test.mjs
 check bench $? reports/bench-junit.xml
 
 step "browser e2e: playwright"

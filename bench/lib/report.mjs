@@ -1,4 +1,5 @@
 // Tables for the terminal and for RESULTS.md, from best-of-rounds results.
+import { BUSY_PCT, STALL_PCT } from "./bench.mjs";
 import { SERVER_KINDS } from "./servers.mjs";
 
 const f = (d) => (x) => (x == null || !Number.isFinite(x) ? "-" : x.toFixed(d));
@@ -144,9 +145,9 @@ export function renderReport({ bests, targets, skippedServers, runs }, { md = fa
   if (busy.length) {
     const dirty = bests.filter((b) => b.onlyContaminated);
     out.push(
-      `\nOther processes used over 15% of a core during ${busy.length} run(s); those were rerun and best-of prefers clean runs.` +
+      `\n${busy.length} run(s) were disturbed (other processes over ${BUSY_PCT}% of a core, or an append run that kept neither server nor client over ${STALL_PCT}%); those were rerun and best-of prefers clean runs.` +
         (dirty.length
-          ? ` Only disturbed runs exist for: ${dirty.map((b) => `${b.case} ${b.server} (${Math.round(b.metrics.otherCpuPct)}%)`).join("; ")}. Treat those figures as suspect.`
+          ? ` Only disturbed runs exist for: ${dirty.map((b) => `${b.case} ${b.server} (${b.disturbance})`).join("; ")}. Treat those figures as suspect.`
           : " Every figure above comes from an undisturbed run."),
     );
   }

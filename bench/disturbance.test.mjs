@@ -1,0 +1,25 @@
+// Which bench runs count as disturbed, and so are rerun and passed over by best-of.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { disturbance } from "./lib/bench.mjs";
+
+const run = (serverCpuPct, clientCpuPct, otherCpuPct = 0, windowS = 5) => ({ serverCpuPct, clientCpuPct, otherCpuPct, windowS });
+
+test("other processes over 15% of a core disturb any run", () => {
+  assert.equal(disturbance("sse", "ursa", run(50, 80, 16)), "other processes 16% CPU");
+  assert.equal(disturbance("append", "ceiling", run(90, 100, 15)), null);
+});
+
+test("an append run that keeps neither side busy stalled, unless the server waits on its disk", () => {
+  assert.equal(disturbance("append", "ceiling", run(67, 72)), "stalled: server 67%, client 72% CPU");
+  assert.equal(disturbance("append", "ceiling", run(89, 101)), null);
+  assert.equal(disturbance("append", "ursa", run(104, 61)), null);
+  assert.equal(disturbance("append", "ref-file", run(66, 17)), null);
+  // Other workloads are not closed loops at full speed: an SSE writer at 50 events/s idles by design.
+  assert.equal(disturbance("sse", "ursa", run(12, 14)), null);
+});
+
+test("windows too short to judge, and runs without figures, are never marked", () => {
+  assert.equal(disturbance("append", "ceiling", run(10, 10, 90, 0.4)), null);
+  assert.equal(disturbance("append", "ceiling", undefined), null);
+});
