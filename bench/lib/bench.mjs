@@ -59,12 +59,11 @@ async function runAll(o, snap) {
         for (let attempt = 0; ; attempt++) {
           const line = await runOnce(c, kind, round, rounds, attempt, o, log);
           line.disturbance = disturbance(c.workload, kind, line.metrics);
-          line.contaminated = line.disturbance !== null;
           runs.push(line);
           emit(line);
-          const busy = line.contaminated ? `  [${line.disturbance}${attempt < (o.retryBusy ?? 0) ? ", rerunning" : ""}]` : "";
+          const busy = line.disturbance ? `  [${line.disturbance}${attempt < (o.retryBusy ?? 0) ? ", rerunning" : ""}]` : "";
           log(line.error ? `    ERROR ${line.error.split("\n")[0]}` : `    ${brief(c.workload, line.metrics)}${busy}`);
-          if (!line.contaminated || attempt >= (o.retryBusy ?? 0)) break;
+          if (!line.disturbance || attempt >= (o.retryBusy ?? 0)) break;
         }
       }
     }
@@ -176,7 +175,7 @@ export function pickBests(runs) {
   for (const list of groups.values()) {
     const { metric, higher } = WORKLOADS[list[0].workload];
     const good = list.filter((r) => r.metrics && !r.error && Number.isFinite(r.metrics[metric]));
-    const clean = good.filter((r) => !r.contaminated);
+    const clean = good.filter((r) => !r.disturbance);
     let best = null;
     for (const r of clean.length ? clean : good) if (!best || (higher ? r.metrics[metric] > best.metrics[metric] : r.metrics[metric] < best.metrics[metric])) best = r;
     out.push({
@@ -185,7 +184,7 @@ export function pickBests(runs) {
       server: list[0].server,
       rounds: list.length,
       failedRounds: list.length - good.length,
-      contaminatedRuns: list.filter((r) => r.contaminated).length,
+      contaminatedRuns: list.filter((r) => r.disturbance).length,
       onlyContaminated: good.length > 0 && clean.length === 0,
       disturbance: best?.disturbance ?? null,
       bestRound: best?.round ?? null,

@@ -141,7 +141,7 @@ export function renderReport({ bests, targets, skippedServers, runs }, { md = fa
       ),
     );
   }
-  const busy = (runs ?? []).filter((r) => r.contaminated);
+  const busy = (runs ?? []).filter((r) => r.disturbance);
   if (busy.length) {
     const dirty = bests.filter((b) => b.onlyContaminated);
     out.push(
