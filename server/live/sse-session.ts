@@ -60,31 +60,29 @@ export function sseBody(o: SseSessionOptions): ReadableStream<Uint8Array> {
   );
 }
 
-/** What a control event at `end` says, before it is formatted. */
+/** What a control event at `end` says, before it is formatted and given a cursor. */
 interface ControlPoint {
   end: number;
   atTail: boolean;
   closed: boolean;
-  cursor: string | null;
   /** Equal for control events that say the same, whatever their cursor (which moves with the clock). */
   resting: string;
 }
 
-function controlPoint(state: StreamState, end: number, clientCursor: string | null): ControlPoint {
+function controlPoint(state: StreamState, end: number): ControlPoint {
   const atTail = end === state.tail;
   const closed = state.closed && atTail;
-  return {
-    end,
-    atTail,
-    closed,
-    cursor: closed ? null : streamCursor(Date.now(), clientCursor),
-    resting: `${end}:${atTail ? 1 : 0}:${closed ? 1 : 0}`,
-  };
+  return { end, atTail, closed, resting: `${end}:${atTail ? 1 : 0}:${closed ? 1 : 0}` };
 }
 
-function control(p: ControlPoint): Control {
+/** The cursor a control event carries, computed only for one that is sent. */
+function cursorFor(p: ControlPoint, clientCursor: string | null): string | null {
+  return p.closed ? null : streamCursor(Date.now(), clientCursor);
+}
+
+function control(p: ControlPoint, cursor: string | null): Control {
   const c: Control = { streamNextOffset: formatOffset(p.end) };
-  if (p.cursor !== null) c.streamCursor = p.cursor;
+  if (cursor !== null) c.streamCursor = cursor;
   if (p.atTail) c.upToDate = true;
   if (p.closed) c.streamClosed = true;
   return c;
@@ -95,10 +93,10 @@ function control(p: ControlPoint): Control {
  * woken by the same commit share the payload (hub.payloadAt), and nearly always the control too:
  * the pair is encoded once for all of them.
  */
-function dataAndControl(payload: SsePayload, p: ControlPoint): Uint8Array {
-  const key = `${p.resting}:${p.cursor}`;
+function dataAndControl(payload: SsePayload, p: ControlPoint, cursor: string | null): Uint8Array {
+  const key = `${p.resting}:${cursor}`;
   if (payload.framed?.key === key) return payload.framed.bytes;
-  const c = control(p);
+  const c = control(p, cursor);
   const bytes = encoder.encode(dataEvent(payload.text, c.streamNextOffset) + controlEvent(c));
   payload.framed = { key, bytes };
   return bytes;
@@ -128,8 +126,8 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
     if (offset < state.tail) {
       const payload = o.hub.payloadAt(id, offset, state.tail, o.limitBytes, o.mode) ?? encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
       if (payload.end > offset) {
-        const p = controlPoint(state, payload.end, o.cursor);
-        send(dataAndControl(payload, p));
+        const p = controlPoint(state, payload.end);
+        send(dataAndControl(payload, p, cursorFor(p, o.cursor)));
         lastControl = p.resting;
         offset = payload.end;
         if (p.closed) return;
@@ -138,9 +136,9 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
       // Nothing readable below the tail: the stream's delete has committed and is being synced.
       // Waiting for it, rather than reading again at once, lets that sync's callback run.
     }
-    const p = controlPoint(state, offset, o.cursor);
+    const p = controlPoint(state, offset);
     if (p.resting !== lastControl) {
-      send(controlEvent(control(p)));
+      send(controlEvent(control(p, cursorFor(p, o.cursor))));
       lastControl = p.resting;
     }
     if (p.closed) return;
@@ -151,7 +149,8 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
     if (wake === "shutdown" || (wake === "timeout" && Date.now() >= deadline)) {
       // A final control without streamClosed: the client resumes from it (spec §4.4 lifetime).
       const now = o.store.get(o.key);
-      send(controlEvent(control(controlPoint(now && now.id === id ? now : state, offset, o.cursor))));
+      const final = controlPoint(now && now.id === id ? now : state, offset);
+      send(controlEvent(control(final, cursorFor(final, o.cursor))));
       return;
     }
     if (wake === "timeout") send(HEARTBEAT);
