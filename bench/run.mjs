@@ -1,22 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- options]
-//
-//   --smoke               tiny sizes, one round, a few seconds (what npm test runs)
-//   --only LIST           workloads or case-id prefixes, comma-separated (append,cas,sse,catchup,longpoll,churn)
-//   --servers LIST        server kinds (ursa, ref-mem, ref-file, ceiling; also ursa-normal, ursa-mem)
-//   --rounds N            rounds per case, interleaved across servers (default 2)
-//   --duration-ms N       measured window per timed case (default 5000; sse 8000)
-//   --warmup-ms N         unmeasured warm-up per timed case (default 1000)
-//   --threads N           client worker threads for append/cas/sse load (default 1: 2-core box)
-//   --out FILE            JSON lines output (default bench/out/bench-<time>.jsonl)
-//   --results-md          also write the markdown report to bench/RESULTS.md (or --results-path FILE)
-//   --wait-quiet-s N      before each run wait up to N s for other processes to go quiet
-//                         (default 120; 0 in --smoke); other CPU is reported per run either way
-//   --retry-busy N        rerun a disturbed run (other processes > 15% of a core, or an append
-//                         run that stalled) up to N times (default 2; 0 in --smoke); best-of
-//                         prefers undisturbed runs
-//   --from-jsonl FILE     do not run: re-render the tables (and --results-md) from a JSON lines file
-//   --list                print the cases and exit
+// npm run bench [-- options]; `--help` lists them (USAGE below).
 //
 // Servers are started fresh for every case and round on 127.0.0.1 with a kernel-picked port:
 // ursa from dist/ursa (or $URSA_BINARY) with --sync full, the Node reference server in memory
@@ -38,26 +21,55 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-const { values: a } = parseArgs({
-  options: {
-    smoke: { type: "boolean", default: false },
-    only: { type: "string" },
-    servers: { type: "string" },
-    rounds: { type: "string" },
-    "duration-ms": { type: "string" },
-    "warmup-ms": { type: "string" },
-    threads: { type: "string" },
-    out: { type: "string" },
-    "results-md": { type: "boolean", default: false },
-    "results-path": { type: "string" },
-    list: { type: "boolean", default: false },
-    "wait-quiet-s": { type: "string" },
-    "retry-busy": { type: "string" },
-    "from-jsonl": { type: "string" },
-  },
-  allowPositionals: false,
-  strict: true,
-});
+const USAGE = `npm run bench [-- options]
+
+  --smoke               tiny sizes, one round, a few seconds (what npm test runs)
+  --only LIST           workloads or case-id prefixes, comma-separated (append,cas,sse,catchup,longpoll,churn)
+  --servers LIST        server kinds (ursa, ref-mem, ref-file, ceiling; also ursa-normal, ursa-mem)
+  --rounds N            rounds per case, interleaved across servers (default 2)
+  --duration-ms N       measured window per timed case (default 5000; sse 8000)
+  --warmup-ms N         unmeasured warm-up per timed case (default 1000)
+  --threads N           client worker threads for append/cas/sse load (default 1: 2-core box)
+  --out FILE            JSON lines output (default bench/out/bench-<time>.jsonl)
+  --results-md          also write the markdown report to bench/RESULTS.md (or --results-path FILE)
+  --wait-quiet-s N      before each run wait up to N s for other processes to go quiet
+                        (default 120; 0 in --smoke); other CPU is reported per run either way
+  --retry-busy N        rerun a disturbed run (other processes > 15% of a core, the host
+                        taking > 20% of a core (steal), or an append run that stalled) up to
+                        N times (default 2; 0 in --smoke); best-of prefers undisturbed runs
+  --from-jsonl FILE     do not run: re-render the tables (and --results-md) from a JSON lines file
+  --list                print the cases and exit
+  --help                print this and exit`;
+
+const OPTIONS = {
+  smoke: { type: "boolean", default: false },
+  only: { type: "string" },
+  servers: { type: "string" },
+  rounds: { type: "string" },
+  "duration-ms": { type: "string" },
+  "warmup-ms": { type: "string" },
+  threads: { type: "string" },
+  out: { type: "string" },
+  "results-md": { type: "boolean", default: false },
+  "results-path": { type: "string" },
+  list: { type: "boolean", default: false },
+  "wait-quiet-s": { type: "string" },
+  "retry-busy": { type: "string" },
+  "from-jsonl": { type: "string" },
+  help: { type: "boolean", default: false },
+};
+
+let a;
+try {
+  a = parseArgs({ options: OPTIONS, allowPositionals: false, strict: true }).values;
+} catch (error) {
+  console.error(`bench: ${error.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (a.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const num = (s) => (s === undefined ? undefined : Number(s));
 const list = (s) => (s ? s.split(",").map((x) => x.trim()).filter(Boolean) : undefined);
 
@@ -126,7 +138,7 @@ Generated by \`bench/run.mjs\`; see \`bench/README.md\` for what each workload d
 - **Command:** \`${command}\`
 - **Machine:** ${m.cpus}× ${m.cpuModel}, ${m.memGiB} GiB RAM, ${m.kernel}; load average (1/5/15 min) ${m.loadavg.join(" / ")} at start, ${m.loadavgEnd.join(" / ")} at the end
 - **Software:** node ${m.node}, bun ${m.bun}, @durable-streams/server ${m.refServer}, repo at git ${m.git}${m.gitDirty ? " (dirty tree)" : ""}${m.ursa ? `, binary ${m.ursa.bytes.toLocaleString("en-US")} B built ${m.ursa.mtime} (sha256 ${m.ursa.sha256}…)` : ", **no ursa binary**"}
-- **Method:** every server started fresh per case and round on 127.0.0.1; rounds interleaved (order reversed on alternate rounds); each figure is the best round, preferring undisturbed rounds (other processes under 15% of a core; in append runs, except against the file-backed reference, the server or the client above 85%). ursa runs durable (\`--sync full\`); "reference" is \`@durable-streams/server\` \`DurableStreamTestServer\` in memory, or file-backed (\`dataDir\`). The client is one Node process (raw HTTP/1.1 over keep-alive sockets, load in a worker thread) on the same 2 cores as the server, so client CPU is reported too.
+- **Method:** every server started fresh per case and round on 127.0.0.1; rounds interleaved (order reversed on alternate rounds); each figure is the best round, preferring undisturbed rounds (other processes under 15% of a core, the host taking (steal) under 20% of a core; in append runs, except against the file-backed reference, the server or the client above 85%). ursa runs durable (\`--sync full\`); "reference" is \`@durable-streams/server\` \`DurableStreamTestServer\` in memory, or file-backed (\`dataDir\`). The client is one Node process (raw HTTP/1.1 over keep-alive sockets, load in a worker thread) on the same 2 cores as the server, so client CPU is reported too.
 
 ${renderReport(result, { md: true })}
 

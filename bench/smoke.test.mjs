@@ -48,6 +48,8 @@ describe("bench smoke", { timeout: 120_000 }, () => {
         const m = r.metrics;
         const where = `${r.server}: ${JSON.stringify(m?.errorSamples ?? r.error)}`;
         assert.ok(m, `${r.server}: no metrics (${r.error})`);
+        // Churn measures memory, not CPU; every other workload says how much the host took.
+        if (c.workload !== "churn") assert.ok(m.stealPct >= 0 && Number.isFinite(m.stealPct), `${r.server}: steal ${m.stealPct}`);
         switch (c.workload) {
           case "append":
             assert.ok(m.ok > 0, `no appends completed, ${where}`);

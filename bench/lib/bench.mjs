@@ -85,6 +85,9 @@ export const BUSY_PCT = 15;
  */
 export const STALL_PCT = 85;
 
+/** The host taking more than this share of a core from this machine during a run makes it suspect. */
+export const STEAL_PCT = 20;
+
 /**
  * Why a run's figures are suspect, or null. Either other processes took the CPU, or a closed-loop
  * append run against a CPU-bound server (every kind but the file-backed reference, which waits on
@@ -96,6 +99,7 @@ export const STALL_PCT = 85;
 export function disturbance(workload, kind, m) {
   if (!m || m.windowS < 1) return null;
   if (m.otherCpuPct > BUSY_PCT) return `other processes ${Math.round(m.otherCpuPct)}% CPU`;
+  if (m.stealPct > STEAL_PCT) return `host steal ${Math.round(m.stealPct)}% of a core`;
   if (workload === "append" && kind !== "ref-file" && Math.max(m.serverCpuPct, m.clientCpuPct) < STALL_PCT) {
     return `stalled: server ${Math.round(m.serverCpuPct)}%, client ${Math.round(m.clientCpuPct)}% CPU`;
   }
@@ -202,7 +206,7 @@ function brief(workload, m) {
   const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "-");
   switch (workload) {
     case "append":
-      return `${f(m.appendsPerS, 0)}/s p50 ${f(m.p50, 2)} p99 ${f(m.p99, 2)} ms non2xx ${m.non2xx} err ${m.errors} srvCPU ${f(m.serverCpuUsPerAppend)}µs/append cli ${f(m.clientCpuPct, 0)}%`;
+      return `${f(m.appendsPerS, 0)}/s p50 ${f(m.p50, 2)} p99 ${f(m.p99, 2)} ms non2xx ${m.non2xx} err ${m.errors} srvCPU ${f(m.serverCpuUsPerAppend)}µs/append cli ${f(m.clientCpuPct, 0)}% steal ${f(m.stealPct, 0)}%`;
     case "cas":
       return `${f(m.commitsPerS, 0)} commits/s 409 ${f(100 * m.conflictRate)}% verified ${m.verified} err ${m.errors}`;
     case "sse":

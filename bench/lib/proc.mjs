@@ -26,33 +26,49 @@ export function rssKiB(pid = "self") {
   }
 }
 
-/** Machine-wide user+nice+system CPU seconds (all cores), from /proc/stat. */
-export function machineCpuSeconds() {
+/**
+ * Machine-wide CPU seconds (all cores) from /proc/stat: `busy` is user+nice+system; `steal` is
+ * time the hypervisor ran something else while this machine had work for the core.
+ */
+function machineTimes() {
   try {
-    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]; // "cpu  user nice system idle ..."
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]; // "cpu  user nice system idle iowait irq softirq steal ..."
     const f = line.trim().split(/\s+/).slice(1).map(Number);
-    return (f[0] + f[1] + f[2]) / clkTck;
+    return { busy: (f[0] + f[1] + f[2]) / clkTck, steal: (f[7] ?? NaN) / clkTck };
   } catch {
-    return NaN;
+    return { busy: NaN, steal: NaN };
   }
 }
+
+export const machineCpuSeconds = () => machineTimes().busy;
 
 /**
  * Start a CPU meter for the server and for this (client) process. otherCpuPct is the rest of
  * the machine's user+system time in the window: other processes competing for the 2 cores
  * (a concurrent build or test run shows up here and makes the run's figures suspect).
+ * stealPct is the time the host took from this virtual machine's cores in the window, in
+ * percent of one core: it slows every process here without any of them showing it.
  */
 export function cpuMeter(serverPid) {
   const t0 = performance.now();
   const s0 = cpuSeconds(serverPid);
   const c0 = cpuSeconds("self");
-  const m0 = machineCpuSeconds();
+  const m0 = machineTimes();
   return () => {
     const wall = (performance.now() - t0) / 1000;
     const server = cpuSeconds(serverPid) - s0;
     const client = cpuSeconds("self") - c0;
-    const other = Math.max(0, machineCpuSeconds() - m0 - server - client);
-    return { wallS: wall, serverCpuS: server, clientCpuS: client, serverCpuPct: (100 * server) / wall, clientCpuPct: (100 * client) / wall, otherCpuPct: (100 * other) / wall };
+    const m1 = machineTimes();
+    const other = Math.max(0, m1.busy - m0.busy - server - client);
+    return {
+      wallS: wall,
+      serverCpuS: server,
+      clientCpuS: client,
+      serverCpuPct: (100 * server) / wall,
+      clientCpuPct: (100 * client) / wall,
+      otherCpuPct: (100 * other) / wall,
+      stealPct: (100 * (m1.steal - m0.steal)) / wall,
+    };
   };
 }
 

@@ -1,5 +1,5 @@
 // Tables for the terminal and for RESULTS.md, from best-of-rounds results.
-import { BUSY_PCT, STALL_PCT } from "./bench.mjs";
+import { BUSY_PCT, STALL_PCT, STEAL_PCT } from "./bench.mjs";
 import { SERVER_KINDS } from "./servers.mjs";
 
 const f = (d) => (x) => (x == null || !Number.isFinite(x) ? "-" : x.toFixed(d));
@@ -26,6 +26,7 @@ const COLUMNS = {
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
     ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
+    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "appendsPerS"))],
     ["vs ref file", (b, m, all) => times(relTo(all, b, "ref-file", "appendsPerS"))],
     ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "appendsPerS"))],
@@ -41,6 +42,7 @@ const COLUMNS = {
     ["errors", (b, m) => String(m.errors)],
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
+    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "commitsPerS"))],
   ],
   sse: [
@@ -57,6 +59,7 @@ const COLUMNS = {
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
     ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
+    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
     ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   catchup: [
@@ -67,6 +70,7 @@ const COLUMNS = {
     ["largest response", (b, m) => `${f(1)(m.maxResponseBytes / 2 ** 20)} MiB`],
     ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
     ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
+    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
     ["fill MB/s", (b, m) => f(0)(m.fillMBps)],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "MBps"))],
     ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "MBps"))],
@@ -82,6 +86,7 @@ const COLUMNS = {
     ["timeouts", (b, m) => String(m.timeouts)],
     ["errors", (b, m) => String(m.errors + m.wrongOffset)],
     ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
+    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
     ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   churn: [
@@ -145,7 +150,7 @@ export function renderReport({ bests, targets, skippedServers, runs }, { md = fa
   if (busy.length) {
     const dirty = bests.filter((b) => b.onlyContaminated);
     out.push(
-      `\n${busy.length} run(s) were disturbed (other processes over ${BUSY_PCT}% of a core, or an append run that kept neither server nor client over ${STALL_PCT}%); those were rerun and best-of prefers clean runs.` +
+      `\n${busy.length} run(s) were disturbed (other processes over ${BUSY_PCT}% of a core, the host taking over ${STEAL_PCT}% of a core, or an append run that kept neither server nor client over ${STALL_PCT}%); those were rerun and best-of prefers clean runs.` +
         (dirty.length
           ? ` Only disturbed runs exist for: ${dirty.map((b) => `${b.case} ${b.server} (${b.disturbance})`).join("; ")}. Treat those figures as suspect.`
           : " Every figure above comes from an undisturbed run."),

@@ -72,6 +72,7 @@ export async function run(server, p) {
     serverCpuPct: cpu.serverCpuPct,
     clientCpuPct: cpu.clientCpuPct,
     otherCpuPct: cpu.otherCpuPct,
+    stealPct: cpu.stealPct,
     clientCpuUsPerReq: ok ? (cpu.clientCpuS * 1e6) / ok : NaN,
     serverRssKiB: [rss0, rss1],
     windowS: cpu.wallS,

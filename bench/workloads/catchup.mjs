@@ -43,7 +43,7 @@ export async function run(server, p) {
       const s = (performance.now() - t0) / 1000;
       const cpu = meter();
       if (bytes !== total) throw new Error(`read ${bytes} bytes, expected ${total}`);
-      runs.push({ MBps: bytes / 1e6 / s, seconds: s, responses, maxResponse, serverCpuPct: cpu.serverCpuPct, clientCpuPct: cpu.clientCpuPct, otherCpuPct: cpu.otherCpuPct });
+      runs.push({ MBps: bytes / 1e6 / s, seconds: s, responses, maxResponse, serverCpuPct: cpu.serverCpuPct, clientCpuPct: cpu.clientCpuPct, otherCpuPct: cpu.otherCpuPct, stealPct: cpu.stealPct });
     }
     const best = runs.reduce((a, b) => (b.MBps > a.MBps ? b : a));
     return {
@@ -56,6 +56,7 @@ export async function run(server, p) {
       serverCpuPct: best.serverCpuPct,
       clientCpuPct: best.clientCpuPct,
       otherCpuPct: best.otherCpuPct,
+      stealPct: best.stealPct,
       windowS: best.seconds,
       fillMBps: total / 1e6 / fillS,
       serverRssKiB: server.rssKiB(),

@@ -102,6 +102,7 @@ export async function run(server, p) {
       serverCpuPct: cpu.serverCpuPct,
       clientCpuPct: cpu.clientCpuPct,
       otherCpuPct: cpu.otherCpuPct,
+      stealPct: cpu.stealPct,
       windowS: cpu.wallS,
     };
   } finally {
