@@ -42,12 +42,8 @@ function parseGuards(h: Headers): Parsed<Guards> {
   return ok({ producer: producer.value, streamSeq: streamSeq.value, incarnation: incarnation.value });
 }
 
-export async function parseAppend(req: Request, maxBodyBytes: number, hold: BodyHold): Promise<Parsed<AppendRequest>> {
-  const body = await readBody(req, maxBodyBytes, hold);
-  return body.ok ? appendRequest(req.headers, body.value) : body;
-}
-
-function appendRequest(h: Headers, body: Uint8Array): Parsed<AppendRequest> {
+/** A POST's headers and its body, already read (readBody). */
+export function parseAppend(h: Headers, body: Uint8Array): Parsed<AppendRequest> {
   const guards = parseGuards(h);
   if (!guards.ok) return guards;
   const { producer, streamSeq, incarnation } = guards.value;

@@ -8,6 +8,7 @@ import { formatOffset } from "../protocol/offsets";
 import type { BodyHold } from "./body-budget";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
+import { readBody } from "./body";
 import { baseHeaders, H } from "./headers";
 import { streamUrlPath, type StreamPath } from "./paths";
 import { parseAppend, parseCreate, parseIncarnationHeader } from "./write-requests";
@@ -25,7 +26,9 @@ export async function createStream(deps: AppDeps, req: Request, path: StreamPath
 export async function appendToStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
   const hold = deps.bodies.hold();
   try {
-    const parsed = await parseAppend(req, deps.limits.maxBodyBytes, hold);
+    // The body is read here rather than inside parseAppend: one async frame fewer per append.
+    const body = await readBody(req, deps.limits.maxBodyBytes, hold);
+    const parsed = body.ok ? parseAppend(req.headers, body.value) : body;
     if (!parsed.ok) return renderError(parsed.error);
     return renderAppend(await deps.store.append(path.key, parsed.value));
   } finally {
