@@ -85,8 +85,12 @@ export const BUSY_PCT = 15;
  */
 export const STALL_PCT = 85;
 
-/** The host taking more than this share of a core from this machine during a run makes it suspect. */
-export const STEAL_PCT = 20;
+/**
+ * The host taking more than this share of a core from this machine during a run makes it suspect.
+ * In one run at c9664b7, 12% of a core stolen already cost ursa 18% of its appends/s (17.5k
+ * against 21.5k at 1%) and the reference 16% (14.2k at 13% against 17.0k at 0%).
+ */
+export const STEAL_PCT = 10;
 
 /**
  * Why a run's figures are suspect, or null. Either other processes took the CPU, or a closed-loop
