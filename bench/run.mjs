@@ -34,8 +34,8 @@ const USAGE = `npm run bench [-- options]
   --results-md          also write the markdown report to bench/RESULTS.md (or --results-path FILE)
   --wait-quiet-s N      before each run wait up to N s for other processes to go quiet
                         (default 120; 0 in --smoke); other CPU is reported per run either way
-  --retry-busy N        rerun a disturbed run (other processes > 15% of a core, the host
-                        taking > 10% of a core (steal), or an append run that stalled) up to
+  --retry-busy N        rerun a disturbed run (other processes > ${BUSY_PCT}% of a core, the host
+                        taking > ${STEAL_PCT}% of a core (steal), or an append run that stalled) up to
                         N times (default 2; 0 in --smoke); best-of prefers undisturbed runs
   --from-jsonl FILE     do not run: re-render the tables (and --results-md) from a JSON lines file
   --list                print the cases and exit
