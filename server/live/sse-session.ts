@@ -80,6 +80,11 @@ function cursorFor(p: ControlPoint, clientCursor: string | null): string | null 
   return p.closed ? null : streamCursor(Date.now(), clientCursor);
 }
 
+/** A control event on its own, with the cursor the client's request calls for. */
+function controlText(p: ControlPoint, clientCursor: string | null): string {
+  return controlEvent(control(p, cursorFor(p, clientCursor)));
+}
+
 function control(p: ControlPoint, cursor: string | null): Control {
   const c: Control = { streamNextOffset: formatOffset(p.end) };
   if (cursor !== null) c.streamCursor = cursor;
@@ -93,7 +98,8 @@ function control(p: ControlPoint, cursor: string | null): Control {
  * woken by the same commit share the payload (hub.payloadAt), and nearly always the control too:
  * the pair is encoded once for all of them.
  */
-function dataAndControl(payload: SsePayload, p: ControlPoint, cursor: string | null): Uint8Array {
+function dataAndControl(payload: SsePayload, p: ControlPoint, clientCursor: string | null): Uint8Array {
+  const cursor = cursorFor(p, clientCursor);
   const key = `${p.resting}:${cursor}`;
   if (payload.framed?.key === key) return payload.framed.bytes;
   const c = control(p, cursor);
@@ -127,7 +133,7 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
       const payload = o.hub.payloadAt(id, offset, state.tail, o.limitBytes, o.mode) ?? encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
       if (payload.end > offset) {
         const p = controlPoint(state, payload.end);
-        send(dataAndControl(payload, p, cursorFor(p, o.cursor)));
+        send(dataAndControl(payload, p, o.cursor));
         lastControl = p.resting;
         offset = payload.end;
         if (p.closed) return;
@@ -138,7 +144,7 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
     }
     const p = controlPoint(state, offset);
     if (p.resting !== lastControl) {
-      send(controlEvent(control(p, cursorFor(p, o.cursor))));
+      send(controlText(p, o.cursor));
       lastControl = p.resting;
     }
     if (p.closed) return;
@@ -149,8 +155,7 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
     if (wake === "shutdown" || (wake === "timeout" && Date.now() >= deadline)) {
       // A final control without streamClosed: the client resumes from it (spec §4.4 lifetime).
       const now = o.store.get(o.key);
-      const final = controlPoint(now && now.id === id ? now : state, offset);
-      send(controlEvent(control(final, cursorFor(final, o.cursor))));
+      send(controlText(controlPoint(now && now.id === id ? now : state, offset), o.cursor));
       return;
     }
     if (wake === "timeout") send(HEARTBEAT);
