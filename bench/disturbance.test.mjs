@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { disturbance } from "./lib/bench.mjs";
+import { renderReport } from "./lib/report.mjs";
 
 const run = (serverCpuPct, clientCpuPct, otherCpuPct = 0, windowS = 5, stealPct = 0) => ({ serverCpuPct, clientCpuPct, otherCpuPct, windowS, stealPct });
 
@@ -30,4 +31,15 @@ test("an append run that keeps neither side busy stalled, unless the server wait
 test("windows too short to judge, and runs without figures, are never marked", () => {
   assert.equal(disturbance("append", "ceiling", run(10, 10, 90, 0.4)), null);
   assert.equal(disturbance("append", "ceiling", undefined), null);
+});
+
+test("the report counts the reruns that were made, not the disturbed runs", () => {
+  // As with --from-jsonl: rules stricter than the ones in force at run time mark runs that were not rerun.
+  const runs = [
+    { case: "a", server: "ursa", attempt: 0, disturbance: "host steal 12% of a core" },
+    { case: "b", server: "ursa", attempt: 0, disturbance: "host steal 40% of a core" },
+    { case: "b", server: "ursa", attempt: 1, disturbance: null },
+  ];
+  const text = renderReport({ bests: [], targets: [], skippedServers: [], runs });
+  assert.match(text, /2 run\(s\) were disturbed .*; 1 rerun\(s\) were made, and best-of prefers clean runs\./);
 });

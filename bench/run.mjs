@@ -82,7 +82,7 @@ if (a.list) {
 let result, command, seconds, outPath;
 if (a["from-jsonl"]) {
   // Re-render a finished run: which runs were disturbed, bests and targets are recomputed with
-  // the current code (a run the rules now call disturbed was not rerun then).
+  // the current code; the report counts the reruns that were actually made.
   outPath = resolve(a["from-jsonl"]);
   const lines = readFileSync(outPath, "utf8").trim().split("\n").map((l) => JSON.parse(l));
   const runs = lines.filter((l) => l.type === "run").map((r) => ({ ...r, disturbance: disturbance(r.workload, r.server, r.metrics) }));

@@ -149,8 +149,10 @@ export function renderReport({ bests, targets, skippedServers, runs }, { md = fa
   const busy = (runs ?? []).filter((r) => r.disturbance);
   if (busy.length) {
     const dirty = bests.filter((b) => b.onlyContaminated);
+    // Counted, not assumed: a re-rendered run (--from-jsonl) may call runs disturbed that were not rerun then.
+    const reruns = runs.filter((r) => r.attempt > 0).length;
     out.push(
-      `\n${busy.length} run(s) were disturbed (other processes over ${BUSY_PCT}% of a core, the host taking over ${STEAL_PCT}% of a core, or an append run that kept neither server nor client over ${STALL_PCT}%); those were rerun and best-of prefers clean runs.` +
+      `\n${busy.length} run(s) were disturbed (other processes over ${BUSY_PCT}% of a core, the host taking over ${STEAL_PCT}% of a core, or an append run that kept neither server nor client over ${STALL_PCT}%); ${reruns} rerun(s) were made, and best-of prefers clean runs.` +
         (dirty.length
           ? ` Only disturbed runs exist for: ${dirty.map((b) => `${b.case} ${b.server} (${b.disturbance})`).join("; ")}. Treat those figures as suspect.`
           : " Every figure above comes from an undisturbed run."),
