@@ -4,6 +4,7 @@
 // Servers are started fresh for every case and round on 127.0.0.1 with a kernel-picked port:
 // ursa from dist/ursa (or $URSA_BINARY) with --sync full, the Node reference server in memory
 // and file-backed, and a trivial Bun.serve handler as the HTTP ceiling.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, openSync, readFileSync, writeSync, closeSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -39,7 +40,10 @@ const USAGE = `npm run bench [-- options]
                         N times (default 2; 0 in --smoke); best-of prefers undisturbed runs
   --from-jsonl FILE     do not run: re-render the tables (and --results-md) from a JSON lines file
   --list                print the cases and exit
-  --help                print this and exit`;
+  --help                print this and exit
+
+dist/ursa is built first (npm run build, a few seconds), so the run measures the working tree;
+with URSA_BINARY=path that binary is measured as it is, and nothing is built.`;
 
 const OPTIONS = {
   smoke: { type: "boolean", default: false },
@@ -98,6 +102,7 @@ if (a["from-jsonl"]) {
   mkdirSync(dirname(outPath), { recursive: true });
   const fd = openSync(outPath, "w");
   command = ["npm run bench", ...(process.argv.length > 2 ? ["--", ...process.argv.slice(2)] : [])].join(" ");
+  if (!process.env.URSA_BINARY) buildUrsa();
   const t0 = performance.now();
   console.log(`ursa bench (${a.smoke ? "smoke" : "full"}) → ${relative(process.cwd(), outPath)}`);
   result = await runBench({
@@ -128,6 +133,16 @@ if (a["results-md"]) {
 
 const failedRuns = result.runs.filter((r) => r.error).length;
 process.exitCode = failedRuns ? 1 : 0;
+
+/** Without it a fresh clone would bench no ursa at all, and an edited tree a stale binary. */
+function buildUrsa() {
+  console.log("building dist/ursa (npm run build) ...");
+  const built = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  if (built.status !== 0) {
+    console.error("bench: npm run build failed; fix it, or set URSA_BINARY to bench a binary as it is");
+    process.exit(1);
+  }
+}
 
 function resultsMarkdown(result, command, seconds) {
   const m = result.meta;
