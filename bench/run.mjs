@@ -97,12 +97,12 @@ if (a["from-jsonl"]) {
   command = end?.command ?? "(unknown)";
   seconds = end?.seconds ?? NaN;
 } else {
+  if (!process.env.URSA_BINARY) buildUrsa();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   outPath = resolve(a.out ?? `${ROOT}/bench/out/bench-${stamp}.jsonl`);
   mkdirSync(dirname(outPath), { recursive: true });
   const fd = openSync(outPath, "w");
   command = ["npm run bench", ...(process.argv.length > 2 ? ["--", ...process.argv.slice(2)] : [])].join(" ");
-  if (!process.env.URSA_BINARY) buildUrsa();
   const t0 = performance.now();
   console.log(`ursa bench (${a.smoke ? "smoke" : "full"}) → ${relative(process.cwd(), outPath)}`);
   result = await runBench({
