@@ -7,6 +7,8 @@ const int = (x) => (x == null || !Number.isFinite(x) ? "-" : Math.round(x).toLoc
 const pct = (x) => (x == null || !Number.isFinite(x) ? "-" : `${(100 * x).toFixed(1)}%`);
 const times = (x) => (x == null || !Number.isFinite(x) ? "-" : `${x.toFixed(2)}×`);
 const label = (kind) => SERVER_KINDS[kind]?.label ?? kind;
+/** A CPU share column: server, client, other processes, or the host's steal. */
+const cpuColumn = (name, metric) => [name, (b, m) => `${f(0)(m[metric])}%`];
 
 function relTo(bests, b, server, metric) {
   const o = bests.find((x) => x.case === b.case && x.server === server && x.metrics);
@@ -23,10 +25,10 @@ const COLUMNS = {
     ["p999 ms", (b, m) => f(2)(m.p999)],
     ["non-2xx", (b, m) => String(m.non2xx + m.errors)],
     ["srv µs/append", (b, m) => f(1)(m.serverCpuUsPerAppend)],
-    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
-    ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
-    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
-    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
+    cpuColumn("srv CPU", "serverCpuPct"),
+    cpuColumn("client CPU", "clientCpuPct"),
+    cpuColumn("other CPU", "otherCpuPct"),
+    cpuColumn("steal", "stealPct"),
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "appendsPerS"))],
     ["vs ref file", (b, m, all) => times(relTo(all, b, "ref-file", "appendsPerS"))],
     ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "appendsPerS"))],
@@ -40,9 +42,9 @@ const COLUMNS = {
     ["p99 ms", (b, m) => f(2)(m.p99)],
     ["log verified", (b, m) => (m.verified ? `yes (${int(m.verify.commits)} commits)` : `NO: ${m.verify.problems[0]}`)],
     ["errors", (b, m) => String(m.errors)],
-    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
-    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
-    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
+    cpuColumn("srv CPU", "serverCpuPct"),
+    cpuColumn("other CPU", "otherCpuPct"),
+    cpuColumn("steal", "stealPct"),
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "commitsPerS"))],
   ],
   sse: [
@@ -56,10 +58,10 @@ const COLUMNS = {
     ["held", (b, m) => (m.writerHeld ? "yes" : "NO")],
     ["missing", (b, m) => String(m.missing)],
     ["errors", (b, m) => String(m.errors + m.endedEarly)],
-    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
-    ["client CPU", (b, m) => `${f(0)(m.clientCpuPct)}%`],
-    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
-    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
+    cpuColumn("srv CPU", "serverCpuPct"),
+    cpuColumn("client CPU", "clientCpuPct"),
+    cpuColumn("other CPU", "otherCpuPct"),
+    cpuColumn("steal", "stealPct"),
     ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   catchup: [
@@ -68,9 +70,9 @@ const COLUMNS = {
     ["MB/s", (b, m) => f(0)(m.MBps)],
     ["responses", (b, m) => String(m.responses)],
     ["largest response", (b, m) => `${f(1)(m.maxResponseBytes / 2 ** 20)} MiB`],
-    ["srv CPU", (b, m) => `${f(0)(m.serverCpuPct)}%`],
-    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
-    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
+    cpuColumn("srv CPU", "serverCpuPct"),
+    cpuColumn("other CPU", "otherCpuPct"),
+    cpuColumn("steal", "stealPct"),
     ["fill MB/s", (b, m) => f(0)(m.fillMBps)],
     ["vs ref mem", (b, m, all) => times(relTo(all, b, "ref-mem", "MBps"))],
     ["of ceiling", (b, m, all) => pct(relTo(all, b, "ceiling", "MBps"))],
@@ -85,8 +87,8 @@ const COLUMNS = {
     ["wake-ups", (b, m) => int(m.wakeups)],
     ["timeouts", (b, m) => String(m.timeouts)],
     ["errors", (b, m) => String(m.errors + m.wrongOffset)],
-    ["other CPU", (b, m) => `${f(0)(m.otherCpuPct)}%`],
-    ["steal", (b, m) => `${f(0)(m.stealPct)}%`],
+    cpuColumn("other CPU", "otherCpuPct"),
+    cpuColumn("steal", "stealPct"),
     ["p99 vs ceiling", (b, m, all) => times(relTo(all, b, "ceiling", "p99"))],
   ],
   churn: [
@@ -148,7 +150,7 @@ export function renderReport({ bests, targets, skippedServers, runs }, { md = fa
   }
   const busy = (runs ?? []).filter((r) => r.disturbance);
   if (busy.length) {
-    const dirty = bests.filter((b) => b.onlyContaminated);
+    const dirty = bests.filter((b) => b.onlyDisturbed);
     // Counted, not assumed: a re-rendered run (--from-jsonl) may call runs disturbed that were not rerun then.
     const reruns = runs.filter((r) => r.attempt > 0).length;
     out.push(
