@@ -5,6 +5,8 @@ import { createApp } from "../app";
 import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
 import type { ProducerLimits } from "../protocol/producer";
+import type { Quotas } from "../protocol/quota";
+import { DEFAULT_SECURITY, type SecurityConfig } from "../http/security/options";
 import type { StreamState } from "../protocol/state";
 import { SqliteStore } from "../storage/sqlite-store";
 
@@ -24,11 +26,17 @@ interface HarnessOptions {
   producerLimits?: ProducerLimits;
   /** A database file; in memory if not given. */
   path?: string;
+  quotas?: Quotas;
+  /** Hosts, CORS and authentication; the defaults otherwise, with the harness's own host allowed. */
+  security?: Partial<SecurityConfig>;
 }
+
+/** The host every harness request names. */
+export const HARNESS_HOST = "ursa.test";
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
+  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits, quotas: options.quotas });
   const hub = new LiveHub(store, 1000);
   const app = createApp(
     {
@@ -43,6 +51,7 @@ export function harness(options: HarnessOptions = {}): Harness {
       },
       keepOpen: () => undefined,
       info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
+      security: { ...DEFAULT_SECURITY, allowedHosts: { any: false, names: new Set([HARNESS_HOST]), domains: [] }, ...options.security },
     },
     "/nonexistent",
   );
@@ -51,7 +60,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     clock,
     request: (method, path, init = {}) =>
       // duplex: a ReadableStream body streams in, as a chunked upload does.
-      Promise.resolve(app.request(`http://ursa.test${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
+      Promise.resolve(app.request(`http://${HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
     fingerprint(key) {
       const s = store.get(key);
       return s ? fingerprintOf(store, s) : null;
