@@ -13,7 +13,8 @@ import { SqliteStore } from "../storage/sqlite-store";
 export interface Harness {
   store: SqliteStore;
   clock: { now: number };
-  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array> }): Promise<Response>;
+  /** `host` replaces the harness's own host in the request URL, as a Host header would. */
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array>; host?: string }): Promise<Response>;
   /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
   fingerprint(key: string): string | null;
   close(): Promise<void>;
@@ -60,7 +61,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     clock,
     request: (method, path, init = {}) =>
       // duplex: a ReadableStream body streams in, as a chunked upload does.
-      Promise.resolve(app.request(`http://${HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
+      Promise.resolve(app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
     fingerprint(key) {
       const s = store.get(key);
       return s ? fingerprintOf(store, s) : null;

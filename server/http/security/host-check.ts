@@ -39,7 +39,8 @@ export function parseAllowedHosts(raw: string, boundHost: string): HostRules | s
 export function hostnameOf(authority: string): string {
   if (authority.startsWith("[")) return authority.slice(0, authority.indexOf("]") + 1);
   const colon = authority.lastIndexOf(":");
-  return colon < 0 ? authority : authority.slice(0, colon);
+  // Only a port follows the colon; anything else is left in, and matches no allowed name.
+  return colon < 0 || !/^[0-9]*$/.test(authority.slice(colon + 1)) ? authority : authority.slice(0, colon);
 }
 
 export function isAllowedHostname(rules: HostRules, hostname: string): boolean {
