@@ -8,7 +8,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload, type KeyLike } from "jose";
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BINARY, startUrsa, type UrsaProcess } from "./server-process.ts";
 
@@ -130,12 +130,12 @@ describe("the console", () => {
 
 describe("JWT bearer tokens against a JWKS served from loopback", () => {
   let u: UrsaProcess;
-  let key: KeyLike;
-  let strangerKey: KeyLike;
+  let key: CryptoKey;
+  let strangerKey: CryptoKey;
   let jwks: http.Server;
   const ISS = "https://issuer.e2e";
   const AUD = "ursa-e2e";
-  const sign = (signWith: KeyLike, claims: JWTPayload = {}, expiresInS = 300) => {
+  const sign = (signWith: CryptoKey, claims: JWTPayload = {}, expiresInS = 300) => {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ iss: ISS, aud: AUD, sub: "u1", client_id: "c1", jti: crypto.randomUUID(), iat: now, exp: now + expiresInS, ...claims })
       .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: "k1" })
