@@ -4,18 +4,10 @@
 // a preflight, post a form, and delete; the server's state is then checked over HTTP, not from
 // what the page saw. Then: stream bytes served as HTML or SVG cannot script the console's origin,
 // and the console runs under its own strict CSP.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Page } from "@playwright/test";
 import { test, expect } from "./fixtures.ts";
+import { pageServer, type PageServer } from "./page-server.ts";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
-
-/** A page server for the attacker: an empty page at any path, on a kernel-picked port. */
-async function attackerSite(): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end("<!doctype html><title>attacker</title><body>attacker</body>"));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise((r) => server.close(() => r())) };
-}
 
 type Outcome = { ok: boolean; status: number; body: string } | { error: string };
 
@@ -77,16 +69,16 @@ const streamText = async (u: UrsaProcess, path = "/demo/s1") => {
 };
 
 test.describe("a page on another origin", () => {
-  let site: Awaited<ReturnType<typeof attackerSite>>;
-  let trustedSite: Awaited<ReturnType<typeof attackerSite>>;
+  let site: PageServer;
+  let trustedSite: PageServer;
   let plain: UrsaProcess;
   let listing: UrsaProcess;
   let tokened: UrsaProcess;
   const TOKEN = "page-given-token-0123456789";
 
   test.beforeAll(async () => {
-    site = await attackerSite();
-    trustedSite = await attackerSite();
+    site = await pageServer();
+    trustedSite = await pageServer();
     plain = await startUrsa();
     listing = await startUrsa({ args: ["--cors-origins", `http://localhost:${trustedSite.port}`] });
     tokened = await startUrsa({ args: ["--token", TOKEN] });
