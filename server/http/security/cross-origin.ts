@@ -11,8 +11,8 @@ export function isSafeMethod(method: string): boolean {
   return method === "GET" || method === "HEAD" || method === "OPTIONS";
 }
 
-/** `authority` is the request URL's `host[:port]`. */
-export function isCrossOrigin(headers: Headers, authority: string): boolean {
+/** `url` is the request URL, whose `host[:port]` ends at `pathStart`. */
+export function isCrossOrigin(headers: Headers, url: string, pathStart: number): boolean {
   const site = headers.get(H.secFetchSite);
   if (site === "same-origin" || site === "none") return false;
   // same-site counts as cross-origin: another port of localhost is another program.
@@ -22,5 +22,5 @@ export function isCrossOrigin(headers: Headers, authority: string): boolean {
   // Host carries no scheme: an https page behind a TLS proxy has the same host as the http URL
   // ursa sees. Go fails open on the scheme for the same reason.
   const sep = origin.indexOf("://");
-  return sep < 0 || origin.slice(sep + 3).toLowerCase() !== authority;
+  return sep < 0 || origin.slice(sep + 3).toLowerCase() !== url.slice(url.indexOf("//") + 2, pathStart);
 }

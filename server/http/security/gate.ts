@@ -51,7 +51,7 @@ export class Gate {
     }
     const method = req.method;
     if (method === "OPTIONS") return this.cors.preflight(req.headers);
-    if ((surface === "private" || !isSafeMethod(method)) && isCrossOrigin(req.headers, url.slice(url.indexOf("//") + 2, pathStart))) {
+    if ((surface === "private" || !isSafeMethod(method)) && isCrossOrigin(req.headers, url, pathStart)) {
       const refused = this.crossOrigin(req.headers, surface);
       if (refused) return refuse(req, refused);
     }
