@@ -25,7 +25,7 @@ test("a write past the budget waits its turn with 503 and Retry-After; the uploa
   await new Promise((r) => socket.once("connect", r));
   let response = "";
   socket.on("data", (d) => (response += d.toString("latin1")));
-  socket.write(`POST ${STREAM} HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${"a".repeat(10)}`);
+  socket.write(`POST ${STREAM} HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${"a".repeat(10)}`);
   await new Promise((r) => setTimeout(r, 200));
 
   const refused = await append("b".repeat(600));
@@ -48,7 +48,7 @@ test("an upload cut short by a dropped connection gives its share back", { timeo
   for (let i = 0; i < 3; i++) {
     const socket = net.connect(Number(new URL(ursa.url).port), "127.0.0.1");
     await new Promise((r) => socket.once("connect", r));
-    socket.write(`POST ${STREAM} HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nxyz`);
+    socket.write(`POST ${STREAM} HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nxyz`);
     await new Promise((r) => setTimeout(r, 50));
     socket.destroy();
   }

@@ -3,18 +3,21 @@
 // id of the last event it saw. Here the stream lives on a second binary, so the EventSource is
 // cross-origin as well, and its responses end every 700 ms while messages keep coming.
 import { test, expect } from "./fixtures.ts";
+import { pageServer } from "./page-server.ts";
 import { startUrsa } from "./server-process.ts";
 
 test("a browser EventSource follows a stream across the server's reconnects: every message once, in order", async ({ page, request }) => {
   test.setTimeout(30_000);
   const other = await startUrsa({ args: ["--sse-max-duration", "700ms"] });
+  // A page of its own origin: the console's CSP would not let it connect to another server.
+  const site = await pageServer();
   try {
     const stream = `${other.url}/eventsource-e2e/s`;
     const json = { "Content-Type": "application/json" };
     expect((await request.put(stream, { headers: json })).status()).toBe(201);
     expect((await request.post(stream, { headers: json, data: '[{"n":0},{"n":1}]' })).status()).toBe(204);
 
-    await page.goto("/ui/");
+    await page.goto(`http://localhost:${site.port}/`);
     await page.evaluate((url) => {
       const w = window as unknown as { got: number[]; opens: number };
       w.got = [];
@@ -35,6 +38,7 @@ test("a browser EventSource follows a stream across the server's reconnects: eve
     const got = await page.evaluate(() => (window as unknown as { got: number[] }).got);
     expect(got).toEqual(Array.from({ length: total }, (_, n) => n));
   } finally {
+    await site.close();
     await other.stop();
     other.cleanup();
   }

@@ -61,7 +61,7 @@ async function streamBody(): Promise<string> {
 }
 
 const post = (headers: string, body: string) =>
-  Buffer.from(`POST ${STREAM} HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\n${headers}\r\n${body}`, "latin1");
+  Buffer.from(`POST ${STREAM} HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n${headers}\r\n${body}`, "latin1");
 
 test("a body cut short by a dropped connection commits nothing and is not an internal error", async () => {
   const before = await streamBody();
@@ -93,7 +93,7 @@ test("a Host header that names no valid host is a 400, for reads and writes alik
 
 test("a Stream-Attrs title typed in UTF-8 is stored as the text that was typed", async () => {
   const put = Buffer.concat([
-    Buffer.from("PUT /e2e-raw/utf8 HTTP/1.1\r\nHost: ursa\r\nStream-Attrs: ", "latin1"),
+    Buffer.from("PUT /e2e-raw/utf8 HTTP/1.1\r\nHost: localhost\r\nStream-Attrs: ", "latin1"),
     Buffer.from('{"title":"café ✓"}', "utf8"),
     Buffer.from("\r\nContent-Length: 0\r\n\r\n", "latin1"),
   ]);
@@ -104,10 +104,10 @@ test("a Stream-Attrs title typed in UTF-8 is stored as the text that was typed",
 
 test("a fork source typed in UTF-8 names the stream a UTF-8 path created", async () => {
   const utf8 = (text: string) => Buffer.from(text, "utf8");
-  const created = await exchange(utf8("PUT /e2e-raw/café HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi"));
+  const created = await exchange(utf8("PUT /e2e-raw/café HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi"));
   expect(statuses(created)).toEqual([201]);
   expect((await fetch(`${ursa.url}/e2e-raw/caf%C3%A9?offset=-1`)).status).toBe(200);
-  const fork = await exchange(utf8("PUT /e2e-raw/fork HTTP/1.1\r\nHost: ursa\r\nStream-Forked-From: /e2e-raw/café\r\nContent-Length: 0\r\n\r\n"));
+  const fork = await exchange(utf8("PUT /e2e-raw/fork HTTP/1.1\r\nHost: localhost\r\nStream-Forked-From: /e2e-raw/café\r\nContent-Length: 0\r\n\r\n"));
   expect(statuses(fork)).toEqual([201]);
   expect(await (await fetch(`${ursa.url}/e2e-raw/fork?offset=-1`)).text()).toBe("hi");
 });
@@ -135,18 +135,18 @@ test("request headers fit a Stream-Attrs of the full 16 KiB; past 32 KiB in all 
 });
 
 const TEMPLATES = [
-  `POST ${STREAM} HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nProducer-Id: p\r\nProducer-Epoch: 0\r\nProducer-Seq: 0\r\nStream-Seq: 001\r\nContent-Length: 5\r\n\r\nhello`,
-  `POST ${STREAM} HTTP/1.1\r\nHost: ursa\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,
-  "PUT /e2e-raw/n HTTP/1.1\r\nHost: ursa\r\nContent-Type: application/json\r\nStream-TTL: 60\r\nStream-Attrs: {\"title\":\"t\"}\r\nContent-Length: 7\r\n\r\n[1,2,3]",
-  `GET ${STREAM}?offset=-1&max_bytes=10 HTTP/1.1\r\nHost: ursa\r\nStream-Incarnation: 1\r\n\r\n`,
-  `DELETE /e2e-raw/n HTTP/1.1\r\nHost: ursa\r\nStream-Incarnation: 1\r\n\r\n`,
-  "GET /e2e-raw/streams?limit=5&prefix=s HTTP/1.1\r\nHost: ursa\r\n\r\n",
-  "GET /__ursula/api/streams/e2e-raw/s HTTP/1.1\r\nHost: ursa\r\n\r\n",
-  "GET /ui/assets/index.js HTTP/1.1\r\nHost: ursa\r\nIf-None-Match: \"x\"\r\n\r\n",
-  `PUT /e2e-raw/f HTTP/1.1\r\nHost: ursa\r\nStream-Forked-From: ${STREAM}\r\nStream-Fork-Offset: 0000000000000000_0000000000000002\r\nStream-Fork-Sub-Offset: 1\r\nContent-Length: 0\r\n\r\n`,
-  "PUT /e2e-rawb HTTP/1.1\r\nHost: ursa\r\nContent-Length: 0\r\n\r\n",
-  "DELETE /e2e-rawb HTTP/1.1\r\nHost: ursa\r\n\r\n",
-  `OPTIONS ${STREAM} HTTP/1.1\r\nHost: ursa\r\nOrigin: http://x\r\nAccess-Control-Request-Headers: stream-seq, producer-id\r\n\r\n`,
+  `POST ${STREAM} HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nProducer-Id: p\r\nProducer-Epoch: 0\r\nProducer-Seq: 0\r\nStream-Seq: 001\r\nContent-Length: 5\r\n\r\nhello`,
+  `POST ${STREAM} HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,
+  "PUT /e2e-raw/n HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nStream-TTL: 60\r\nStream-Attrs: {\"title\":\"t\"}\r\nContent-Length: 7\r\n\r\n[1,2,3]",
+  `GET ${STREAM}?offset=-1&max_bytes=10 HTTP/1.1\r\nHost: localhost\r\nStream-Incarnation: 1\r\n\r\n`,
+  `DELETE /e2e-raw/n HTTP/1.1\r\nHost: localhost\r\nStream-Incarnation: 1\r\n\r\n`,
+  "GET /e2e-raw/streams?limit=5&prefix=s HTTP/1.1\r\nHost: localhost\r\n\r\n",
+  "GET /__ursula/api/streams/e2e-raw/s HTTP/1.1\r\nHost: localhost\r\n\r\n",
+  "GET /ui/assets/index.js HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: \"x\"\r\n\r\n",
+  `PUT /e2e-raw/f HTTP/1.1\r\nHost: localhost\r\nStream-Forked-From: ${STREAM}\r\nStream-Fork-Offset: 0000000000000000_0000000000000002\r\nStream-Fork-Sub-Offset: 1\r\nContent-Length: 0\r\n\r\n`,
+  "PUT /e2e-rawb HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n",
+  "DELETE /e2e-rawb HTTP/1.1\r\nHost: localhost\r\n\r\n",
+  `OPTIONS ${STREAM} HTTP/1.1\r\nHost: localhost\r\nOrigin: http://x\r\nAccess-Control-Request-Headers: stream-seq, producer-id\r\n\r\n`,
 ];
 const STRAY = [0x00, 0x09, 0x0a, 0x0d, 0x20, 0x22, 0x25, 0x2c, 0x2f, 0x30, 0x39, 0x3a, 0x3f, 0x7b, 0x7f, 0x80, 0xc3, 0xff];
 const edit = fc.record({ at: fc.nat(), kind: fc.constantFrom("insert", "replace", "delete"), byte: fc.constantFrom(...STRAY) });

@@ -7,25 +7,19 @@ import { bucketRoutes } from "./http/bucket-routes";
 import { consoleRoutes, WEB_ROOT } from "./http/console-routes";
 import type { AppDeps } from "./http/deps";
 import { renderError } from "./http/error-map";
-import { ALLOWED_REQUEST_HEADERS, baseHeaders } from "./http/headers";
 import { introspectionRoutes } from "./http/introspection-routes";
-import { rawPathname } from "./http/paths";
+import { pathStart, rawPathname } from "./http/paths";
+import { surfaceOf } from "./http/security/cors";
+import { Gate } from "./http/security/gate";
+import { DEFAULT_SECURITY } from "./http/security/options";
 import { fastStream, streamRoutes } from "./http/stream-routes";
 
 export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   const app = new Hono();
-
-  // Preflight answers the same for every path and reveals nothing about what exists (spec §2.19).
-  app.options("*", (c) => {
-    const h = baseHeaders();
-    h.set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS");
-    h.set("Access-Control-Allow-Headers", c.req.header("access-control-request-headers") ?? ALLOWED_REQUEST_HEADERS);
-    h.set("Access-Control-Max-Age", "600");
-    return new Response(null, { status: 204, headers: h });
-  });
+  const gate = new Gate(deps.security ?? DEFAULT_SECURITY);
 
   app.route("/", consoleRoutes(webRoot));
-  app.route("/__ursula", introspectionRoutes(deps));
+  app.route("/__ursula", introspectionRoutes(deps, gate));
   app.all("/__ursula/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
   app.route("/", bucketRoutes(deps));
   app.route("/", streamRoutes(deps));
@@ -49,18 +43,28 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   // append's profile samples. It still takes every other path, including the two-segment ones
   // fastStream leaves to it.
   const routed = app.fetch;
-  app.fetch = (req, ...rest) => {
-    // Bun builds the request URL from the Host header without checking it, and a URL that does
-    // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2).
-    if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
-    if (req.method === "OPTIONS") return routed(req, ...rest);
+  type Rest = Parameters<typeof routed> extends [Request, ...infer R] ? R : never;
+  const serve = (req: Request, raw: string, rest: Rest): Response | Promise<Response> => {
     try {
-      const response = fastStream(deps, req, rawPathname(req.url));
+      const response = fastStream(deps, req, raw);
       if (response === undefined) return routed(req, ...rest);
       return response instanceof Promise ? response.catch(failed) : response;
     } catch (error) {
       return failed(error);
     }
+  };
+  app.fetch = (req, ...rest) => {
+    // Bun builds the request URL from the Host header without checking it, and a URL that does
+    // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2).
+    if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
+    const start = pathStart(req.url);
+    const raw = rawPathname(req.url, start);
+    const surface = surfaceOf(raw);
+    // Host, cross-origin and access checks (security/gate.ts), in front of both paths.
+    const admitted = gate.admit(req, raw, start, surface);
+    if (admitted === undefined) return gate.finish(req, surface, serve(req, raw, rest));
+    if (admitted instanceof Response) return gate.finish(req, surface, admitted);
+    return gate.finish(req, surface, admitted.then((refused) => refused ?? serve(req, raw, rest)));
   };
   return app;
 }

@@ -27,6 +27,13 @@ describe("command line and environment", () => {
       URSA_READ_CACHE_MB: "3",
       URSA_PRODUCER_IDLE_TTL: "36h",
       URSA_MAX_PRODUCERS_PER_STREAM: "10",
+      URSA_MAX_BUCKETS: "5",
+      URSA_MAX_STREAMS_PER_BUCKET: "6",
+      URSA_ALLOWED_HOSTS: "ursa.lan,.example.test",
+      URSA_CORS_ORIGINS: "http://localhost:5173",
+      URSA_TOKEN: "0123456789abcdef0123",
+      URSA_PUBLIC_READ: "1",
+      URSA_REQUIRE_AUTH: "true",
     };
     expect(run([], env)).toEqual({
       host: "0.0.0.0",
@@ -43,6 +50,13 @@ describe("command line and environment", () => {
       readCacheBytes: 3 * 1024 * 1024,
       producerIdleTtlMs: 36 * 3_600_000,
       maxProducersPerStream: 10,
+      maxBuckets: 5,
+      maxStreamsPerBucket: 6,
+      security: {
+        allowedHosts: { any: false, names: new Set(["ursa.lan"]), domains: [".example.test"] },
+        cors: { any: false, origins: new Set(["http://localhost:5173"]) },
+        auth: { tokens: [{ token: "0123456789abcdef0123", scopes: 7, buckets: null }], jwt: null, publicRead: true, requireAuth: true },
+      },
     });
     expect(run(["--port", "1234", "--sync", "full"], env)).toMatchObject({ port: 1234, sync: "full" });
   });

@@ -1,6 +1,7 @@
 // Command-line options, each also settable by an environment variable; flags win.
 
 import { parseArgs } from "node:util";
+import { parseSecurityOptions, type SecurityConfig } from "./http/security/options";
 
 export interface Config {
   host: string;
@@ -17,6 +18,10 @@ export interface Config {
   readCacheBytes: number;
   producerIdleTtlMs: number;
   maxProducersPerStream: number;
+  /** Infinity: no limit. */
+  maxBuckets: number;
+  maxStreamsPerBucket: number;
+  security: SecurityConfig;
 }
 
 interface OptionSpec {
@@ -42,6 +47,18 @@ const OPTIONS: OptionSpec[] = [
   { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0" },
   { flag: "max-producers-per-stream", env: "URSA_MAX_PRODUCERS_PER_STREAM", value: "N", default: "4096", help: "producers a stream remembers; a new one past this takes the place of one idle for an hour, or gets 429" },
   { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed" },
+  { flag: "max-buckets", env: "URSA_MAX_BUCKETS", value: "N", default: "unlimited", help: "buckets the server holds; creating one more gets 429 QUOTA_EXCEEDED" },
+  { flag: "max-streams-per-bucket", env: "URSA_MAX_STREAMS_PER_BUCKET", value: "N", default: "unlimited", help: "streams a bucket holds; creating one more gets 429 QUOTA_EXCEEDED" },
+  { flag: "allowed-hosts", env: "URSA_ALLOWED_HOSTS", value: "NAMES", default: "", help: "host names answered besides IP addresses, localhost and *.localhost, comma-separated; .example.com allows its subdomains; * turns the check off" },
+  { flag: "cors-origins", env: "URSA_CORS_ORIGINS", value: "ORIGINS", default: "*", help: "origins whose pages may read (* for any) and, when listed, write; comma-separated scheme://host[:port]" },
+  { flag: "token", env: "URSA_TOKEN", value: "TOKEN", default: "", help: "a bearer token with every scope on every bucket (visible to ps: prefer the variable or --token-file)" },
+  { flag: "token-file", env: "URSA_TOKEN_FILE", value: "FILE", default: "", help: "bearer tokens, one a line: TOKEN SCOPES [BUCKETS] (docs/security.md)" },
+  { flag: "jwks", env: "URSA_JWKS", value: "FILE|URL", default: "", help: "accept JWT access tokens signed by a key of this JWKS (needs --jwt-issuer, --jwt-audience)" },
+  { flag: "jwt-issuer", env: "URSA_JWT_ISSUER", value: "ISS", default: "", help: "the iss a JWT must carry" },
+  { flag: "jwt-audience", env: "URSA_JWT_AUDIENCE", value: "AUD", default: "", help: "the aud a JWT must carry" },
+  { flag: "jwks-refresh", env: "URSA_JWKS_REFRESH", value: "DURATION", default: "10m", help: "how long keys fetched from a JWKS URL are used before they are fetched again" },
+  { flag: "public-read", env: "URSA_PUBLIC_READ", value: "", default: "false", help: "let requests without a token read every bucket" },
+  { flag: "require-auth", env: "URSA_REQUIRE_AUTH", value: "", default: "false", help: "refuse to start without --token, --token-file or --jwks" },
 ];
 
 export function helpText(version: string): string {
@@ -49,7 +66,7 @@ export function helpText(version: string): string {
   for (const o of OPTIONS) {
     const left = `  --${o.flag}${o.value ? ` ${o.value}` : ""}`;
     lines.push(`${left.padEnd(36)}${o.help}`);
-    lines.push(`${"".padEnd(36)}default ${o.default}; env ${o.env}`);
+    lines.push(`${"".padEnd(36)}default ${o.default === "" ? "none" : o.default}; env ${o.env}`);
   }
   lines.push("  --help".padEnd(36) + "show this help", "  --version".padEnd(36) + "print the version");
   return lines.join("\n");
@@ -61,6 +78,8 @@ function integer(name: string, raw: string, min: number): number {
   if (!/^[0-9]+$/.test(raw) || Number(raw) < min) throw new ConfigError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
+
+const limit = (name: string, raw: string): number => (raw === "unlimited" ? Infinity : integer(name, raw, 1));
 
 const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -98,10 +117,13 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
   if (sync !== "full" && sync !== "normal") throw new ConfigError(`--sync must be full or normal, got ${JSON.stringify(sync)}`);
   const memory = get("memory");
   const maxBodyBytes = integer("max-body-bytes", get("max-body-bytes"), 1);
+  const host = get("host");
+  const security = parseSecurityOptions(get, host, duration("jwks-refresh", get("jwks-refresh"), 1000));
+  if (typeof security === "string") throw new ConfigError(security);
   return {
     kind: "run",
     config: {
-      host: get("host"),
+      host,
       port: integer("port", get("port"), 0),
       dataDir: get("data"),
       memory: memory === "true" || memory === "1",
@@ -116,6 +138,9 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
       readCacheBytes: integer("read-cache-mb", get("read-cache-mb"), 0) * 1024 * 1024,
       producerIdleTtlMs: duration("producer-idle-ttl", get("producer-idle-ttl"), 1),
       maxProducersPerStream: integer("max-producers-per-stream", get("max-producers-per-stream"), 1),
+      maxBuckets: limit("max-buckets", get("max-buckets")),
+      maxStreamsPerBucket: limit("max-streams-per-bucket", get("max-streams-per-bucket")),
+      security,
     },
   };
 }

@@ -4,7 +4,8 @@
 
 export interface ServerInfo {
   version: string;
-  data_path: string;
+  /** The database file; null unless the request may administer the whole server (docs/security.md). */
+  data_path: string | null;
   sync: string;
   started_at_ms: number;
   live_readers: number;
@@ -75,4 +76,17 @@ export interface StreamDetail {
   attrs: Record<string, unknown> | null;
   snapshot_offset: string | null;
   retained_offset: string;
+}
+
+/** GET /__ursula/api/whoami: how the server authenticates, and what this request may do. */
+export interface WhoAmI {
+  auth: "none" | "token" | "jwt";
+  /** Whether the request carried a valid token. */
+  authenticated: boolean;
+  /** What this request may do: read, write, admin. */
+  scopes: ("read" | "write" | "admin")[];
+  /** The buckets the scopes are limited to, or null for every bucket. */
+  buckets: string[] | null;
+  /** Whether a request without a token may read (always true with auth "none"). */
+  public_read: boolean;
 }

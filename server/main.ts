@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { createApp } from "./app";
 import { helpText, parseConfig } from "./config";
 import { BodyBudget } from "./http/body-budget";
+import { startupCheck } from "./http/security/options";
 import { LiveHub } from "./live/hub";
 import { SqliteStore } from "./storage/sqlite-store";
 import pkg from "../package.json" with { type: "json" };
@@ -22,6 +23,12 @@ function start(): void {
   if (parsed.kind === "help") return void console.log(helpText(VERSION));
   if (parsed.kind === "version") return void console.log(VERSION);
   const config = parsed.config;
+  const security = startupCheck(config.host, config.security);
+  if ("refuse" in security) {
+    console.error(`ursa: ${security.refuse}`);
+    process.exit(2);
+  }
+  for (const warning of security.warnings) console.error(warning);
 
   let dataPath = ":memory:";
   if (!config.memory) {
@@ -35,6 +42,7 @@ function start(): void {
     checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
     recentBytes: config.readCacheBytes,
     producerLimits: { idleTtlMs: config.producerIdleTtlMs, maxPerStream: config.maxProducersPerStream },
+    quotas: { maxBuckets: config.maxBuckets, maxStreamsPerBucket: config.maxStreamsPerBucket },
     // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
     busy: () => server !== undefined && server.pendingRequests > hub.active + 1,
   }));
@@ -51,6 +59,7 @@ function start(): void {
     },
     keepOpen: (req) => server?.timeout(req, 0),
     info: { version: VERSION, dataPath, sync: config.memory ? "memory" : config.sync, startedAtMs: Date.now() },
+    security: config.security,
   });
 
   server = startStep(`cannot listen on ${config.host}:${config.port}`, () => Bun.serve({

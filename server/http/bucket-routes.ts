@@ -31,8 +31,11 @@ export function bucketRoutes(deps: AppDeps): Hono {
     const bucket = parseBucketId(c.req.param("bucket"));
     if (!bucket.ok) return renderError(bucket.error);
     switch (c.req.method) {
-      case "PUT":
-        return empty((await deps.store.putBucket(bucket.value)) === "created" ? 201 : 200);
+      case "PUT": {
+        const outcome = await deps.store.putBucket(bucket.value);
+        if (isProtocolError(outcome)) return renderError(outcome);
+        return empty(outcome === "created" ? 201 : 200);
+      }
       case "GET": {
         const found = deps.store.getBucket(bucket.value);
         if (!found) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));

@@ -1,6 +1,7 @@
 // What the HTTP layer is given by main.ts (or by a test): the store, the live hub and limits.
 
 import type { LiveHub } from "../live/hub";
+import type { SecurityConfig } from "./security/options";
 import type { BodyBudget } from "./body-budget";
 import type { Store } from "../storage/store";
 
@@ -20,4 +21,6 @@ export interface AppDeps {
   /** Live reads outlast Bun's idle timeout; main.ts lifts it per request. */
   keepOpen(req: Request): void;
   info: { version: string; dataPath: string; sync: string; startedAtMs: number };
+  /** Hosts, CORS and authentication; without it, the defaults of a loopback server with no options. */
+  security?: SecurityConfig;
 }

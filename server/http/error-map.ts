@@ -23,7 +23,11 @@ export function statusOf(code: ErrorCode): number {
     case "INVALID_STREAM_ATTRS":
     case "INVALID_FORK":
       return 400;
+    case "UNAUTHORIZED":
+      return 401;
     case "PRODUCER_EPOCH_STALE":
+    case "CROSS_ORIGIN_FORBIDDEN":
+    case "INSUFFICIENT_SCOPE":
       return 403;
     case "NOT_FOUND":
     case "BUCKET_NOT_FOUND":
@@ -47,10 +51,15 @@ export function statusOf(code: ErrorCode): number {
       return 413;
     case "OFFSET_OUT_OF_RANGE":
       return 416;
+    // RFC 9110 §15.5.20: the request was sent to a server that does not answer for that host.
+    case "HOST_NOT_ALLOWED":
+      return 421;
     case "PRODUCER_LIMIT":
+    case "QUOTA_EXCEEDED":
       return 429;
     case "LIVE_READ_BACKPRESSURE":
     case "INGRESS_BODY_BYTES_LIMIT":
+    case "AUTH_UNAVAILABLE":
       return 503;
     case "INTERNAL":
       return 500;
@@ -74,6 +83,7 @@ export function renderError(error: ProtocolError, options: { method?: string } =
   if (c.incarnation !== undefined) h.set(H.incarnation, c.incarnation);
   if (c.allow !== undefined) h.set(H.allow, c.allow);
   if (c.earliestOffset !== undefined) h.set(H.earliestOffset, formatOffset(c.earliestOffset));
+  if (c.wwwAuthenticate !== undefined) h.set(H.wwwAuthenticate, c.wwwAuthenticate);
   if (status === 503) h.set(H.retryAfter, "1");
   if (options.method === "HEAD") return new Response(null, { status, headers: h });
   h.set(H.contentType, "application/json");

@@ -31,6 +31,25 @@ export const H = {
   receivedSeq: "Producer-Received-Seq",
   sseDataContentType: "Stream-Data-Content-Type",
   sseDataEncoding: "Stream-SSE-Data-Encoding",
+  wwwAuthenticate: "WWW-Authenticate",
+  authorization: "Authorization",
+  origin: "Origin",
+  secFetchSite: "Sec-Fetch-Site",
+  vary: "Vary",
+  acceptEncoding: "Accept-Encoding",
+  contentEncoding: "Content-Encoding",
+  contentSecurityPolicy: "Content-Security-Policy",
+  frameOptions: "X-Frame-Options",
+  referrerPolicy: "Referrer-Policy",
+  openerPolicy: "Cross-Origin-Opener-Policy",
+  resourcePolicy: "Cross-Origin-Resource-Policy",
+  allowOrigin: "Access-Control-Allow-Origin",
+  allowMethods: "Access-Control-Allow-Methods",
+  allowHeaders: "Access-Control-Allow-Headers",
+  exposeHeaders: "Access-Control-Expose-Headers",
+  maxAge: "Access-Control-Max-Age",
+  requestMethod: "Access-Control-Request-Method",
+  requestHeaders: "Access-Control-Request-Headers",
 } as const;
 
 const EXPOSED = [
@@ -53,10 +72,31 @@ const EXPOSED = [
   "Producer-Seq",
   "Producer-Expected-Seq",
   "Producer-Received-Seq",
+  "WWW-Authenticate",
 ].join(", ");
 
-export const ALLOWED_REQUEST_HEADERS =
-  "content-type, authorization, if-none-match, prefer, stream-seq, stream-ttl, stream-expires-at, stream-closed, stream-attrs, stream-incarnation, stream-record-match, stream-snapshot-match, producer-id, producer-epoch, producer-seq, stream-forked-from, stream-fork-offset, stream-fork-sub-offset, last-event-id";
+/** Request headers a cross-origin read may carry (spec §2.19): conditional and resumed reads, and a token. */
+export const READ_REQUEST_HEADERS: readonly string[] = ["authorization", "if-none-match", "last-event-id", "stream-incarnation"];
+
+/** Every request header the protocol reads, writes included (spec §2.19). */
+export const WRITE_REQUEST_HEADERS: readonly string[] = [
+  ...READ_REQUEST_HEADERS,
+  "content-type",
+  "prefer",
+  "stream-seq",
+  "stream-ttl",
+  "stream-expires-at",
+  "stream-closed",
+  "stream-attrs",
+  "stream-record-match",
+  "stream-snapshot-match",
+  "producer-id",
+  "producer-epoch",
+  "producer-seq",
+  "stream-forked-from",
+  "stream-fork-offset",
+  "stream-fork-sub-offset",
+];
 
 const DEFAULTS = new Headers({
   "X-Content-Type-Options": "nosniff",
@@ -64,6 +104,10 @@ const DEFAULTS = new Headers({
   "Cache-Control": "no-store",
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Expose-Headers": EXPOSED,
+  // Stream bytes are the client's: an HTML or SVG stream opened in a browser must not run as a
+  // page of the console's origin. A sandboxed document gets an opaque origin and runs no script;
+  // fetch and EventSource ignore the header (spec §8.2 "treat stream data as untrusted").
+  "Content-Security-Policy": "sandbox",
 });
 
 /**

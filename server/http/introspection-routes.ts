@@ -6,25 +6,42 @@ import { Hono } from "hono";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
-import type { BucketPage, ServerInfo, StreamDetail, StreamPage } from "../introspection-api";
+import { ADMIN, READ, scopeNames } from "../auth/scopes";
+import type { Principal } from "../auth/principal";
+import type { BucketPage, BucketRow, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { parseListQuery } from "./list-query";
+import type { Gate } from "./security/gate";
+import type { ListQuery, Page } from "../storage/store";
 import { parseStreamPath, streamUrlPath } from "./paths";
 import { json } from "./respond";
 import { streamPage } from "./stream-page";
 
-export function introspectionRoutes(deps: AppDeps): Hono {
+export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
   const app = new Hono();
 
   app.get("/health", () => json({ status: "ok" }));
 
-  app.get("/api/info", () =>
+  app.get("/api/whoami", (c) => {
+    const p = gate.principal(c.req.raw);
+    const anonymousReads = gate.mode === "none" || gate.publicRead;
+    return json({
+      auth: gate.mode,
+      authenticated: p.kind === "token" || p.kind === "jwt",
+      scopes: scopeNames(p.kind === "anonymous" && anonymousReads ? READ : p.scopes) as WhoAmI["scopes"],
+      buckets: p.buckets === null ? null : [...p.buckets].sort(),
+      public_read: anonymousReads,
+    } satisfies WhoAmI);
+  });
+
+  app.get("/api/info", (c) =>
     json({
       version: deps.info.version,
-      data_path: deps.info.dataPath,
+      // A path on the server's disk is for those who administer it (docs/security.md).
+      data_path: administersServer(gate.principal(c.req.raw)) ? deps.info.dataPath : null,
       sync: deps.info.sync,
       started_at_ms: deps.info.startedAtMs,
       live_readers: deps.hub.active,
@@ -35,7 +52,8 @@ export function introspectionRoutes(deps: AppDeps): Hono {
   app.get("/api/buckets", (c) => {
     const query = parseListQuery(new URL(c.req.url), 100);
     if (!query.ok) return renderError(query.error);
-    const page = deps.store.listBuckets(query.value);
+    const visible = gate.publicRead ? null : gate.principal(c.req.raw).buckets;
+    const page = visible === null ? deps.store.listBuckets(query.value) : visibleBuckets(deps, visible, query.value);
     return json({ buckets: page.items, total: page.total, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
   });
 
@@ -62,6 +80,23 @@ export function introspectionRoutes(deps: AppDeps): Hono {
   });
 
   return app;
+}
+
+function administersServer(p: Principal): boolean {
+  return (p.scopes & ADMIN) !== 0 && p.buckets === null;
+}
+
+/** A page of the buckets a token is limited to: it learns nothing of the others, not even their number. */
+function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: ListQuery): Page<BucketRow> {
+  const matching: BucketRow[] = [];
+  for (const id of [...buckets].sort()) {
+    const found = id.startsWith(q.prefix) ? deps.store.getBucket(id) : undefined;
+    if (found) matching.push({ bucket_id: id, stream_count: found.streams });
+  }
+  const rows = q.after === null ? matching : matching.filter((r) => r.bucket_id > q.after!);
+  const items = rows.slice(0, q.limit);
+  const hasMore = rows.length > q.limit;
+  return { items, total: matching.length, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
 }
 
 function describe(s: StreamState, producers: [string, ProducerState][], limits: ProducerLimits, urlPath: string): StreamDetail {

@@ -55,10 +55,15 @@ export function parseStreamUrlPath(path: string): Parsed<StreamPath> {
   return fail("INVALID_STREAM_ID", `${JSON.stringify(path)} is not a stream path`);
 }
 
-/** The still-encoded path of a request URL, without building a URL object on the hot path. */
-export function rawPathname(url: string): string {
+/** Where the path of an absolute request URL starts: the end of its authority. */
+export function pathStart(url: string): number {
   const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
+  return start < 0 ? url.length : start;
+}
+
+/** The still-encoded path of a request URL, without building a URL object on the hot path. */
+export function rawPathname(url: string, start = pathStart(url)): string {
+  if (start === url.length) return "/";
   const query = url.indexOf("?", start);
   const hash = url.indexOf("#", start);
   const end = query >= 0 ? query : hash >= 0 ? hash : url.length;

@@ -64,7 +64,7 @@ describe("stream paths take the fast path, and the paths it declines reach their
     expect((await h.request("GET", "/__ursula/health")).status).toBe(200);
     const v1 = await h.request("PUT", "/v1/stream/fast-v1", { headers: { "content-type": "text/plain" } });
     expect([v1.status, v1.headers.get("location")]).toEqual([201, "http://ursa.test/v1/stream/fast-v1"]);
-    const preflight = await h.request("OPTIONS", "/fast/s1");
+    const preflight = await h.request("OPTIONS", "/fast/s1", { headers: { origin: "http://elsewhere.test", "access-control-request-method": "GET" } });
     expect([preflight.status, preflight.headers.get("access-control-max-age")]).toEqual([204, "600"]);
   });
 });

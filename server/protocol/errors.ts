@@ -37,6 +37,12 @@ export type ErrorCode =
   | "LIVE_READ_BACKPRESSURE"
   | "INGRESS_BODY_BYTES_LIMIT"
   | "STORAGE_FULL"
+  | "HOST_NOT_ALLOWED"
+  | "CROSS_ORIGIN_FORBIDDEN"
+  | "UNAUTHORIZED"
+  | "INSUFFICIENT_SCOPE"
+  | "QUOTA_EXCEEDED"
+  | "AUTH_UNAVAILABLE"
   | "INTERNAL";
 
 export interface ErrorContext {
@@ -56,6 +62,8 @@ export interface ErrorContext {
   allow?: string;
   /** Stream-Earliest-Offset, on a 410 for an offset below the floor. */
   earliestOffset?: number;
+  /** WWW-Authenticate, on a 401 or an insufficient-scope 403 (RFC 6750 §3). */
+  wwwAuthenticate?: string;
 }
 
 export interface ProtocolError {

@@ -6,10 +6,11 @@ import { Database } from "bun:sqlite";
 import { applyAppend, decideAppend, producerAfter, type AppendEffect, type AppendRequest } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
-import { isProtocolError } from "../protocol/errors";
+import { isProtocolError, type ProtocolError } from "../protocol/errors";
 import { nextIncarnation } from "../protocol/incarnation";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
+import { NO_QUOTAS, quotaRefusal, type Quotas } from "../protocol/quota";
 import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
 import { Batch } from "./batch";
@@ -47,6 +48,8 @@ export interface SqliteStoreOptions {
   busy?: () => boolean;
   /** How long idle producers are remembered and how many a stream holds (spec §5.3). */
   producerLimits?: ProducerLimits;
+  /** Caps on buckets and on streams per bucket; none if not given. */
+  quotas?: Quotas;
 }
 
 
@@ -73,9 +76,11 @@ export class SqliteStore implements Store {
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
+  private readonly quotas: Quotas;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
+    this.quotas = options.quotas ?? NO_QUOTAS;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     const onDisk = options.path !== ":memory:";
     // Before the database is touched: a second process must not even replay or migrate it.
@@ -291,6 +296,8 @@ export class SqliteStore implements Store {
         : null;
       const decision = decideCreate(existing, request, source);
       if (decision.kind !== "create") return decision;
+      const refused = this.quotaRefusal(decision.plan.bucket, true);
+      if (refused) return refused;
       const state = this.createStream(tx, key, decision.plan);
       return { kind: "created", state };
     });
@@ -309,9 +316,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  putBucket(bucket: string): Promise<"created" | "exists"> {
+  putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
     return this.writes.submit(() => {
       if (this.st.getBucket.get(bucket)) return "exists" as const;
+      const refused = this.quotaRefusal(bucket, false);
+      if (refused) return refused;
       this.st.insertBucket.run(bucket, this.now());
       return "created" as const;
     });
@@ -367,6 +376,18 @@ export class SqliteStore implements Store {
   }
 
   // ---- inside a transaction ------------------------------------------------------------------
+
+  /** Counted inside the write's transaction, so concurrent creates cannot both take the last place. */
+  private quotaRefusal(bucket: string, stream: boolean): ProtocolError | null {
+    return quotaRefusal(
+      this.quotas,
+      this.st.getBucket.get(bucket) !== null,
+      (upTo) => this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM (SELECT 1 FROM buckets LIMIT ?)").get(upTo)!.n,
+      stream
+        ? (upTo) => this.db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM streams WHERE bucket = ? AND soft_deleted = 0 LIMIT ?)").get(bucket, upTo)!.n
+        : null,
+    );
+  }
 
   /** The stream's state in this transaction, reclaiming it first if it has expired. */
   private live(tx: Batch, key: string): StreamState | undefined {

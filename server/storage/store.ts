@@ -53,7 +53,8 @@ export interface Store {
   create(key: string, request: CreateRequest): Promise<CreateOutcome>;
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome>;
 
-  putBucket(bucket: string): Promise<"created" | "exists">;
+  /** A ProtocolError when a new bucket would pass --max-buckets. */
+  putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError>;
   hasBucket(bucket: string): boolean;
   getBucket(bucket: string): { bucket_id: string; streams: number; created_at_ms: number } | undefined;
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty">;

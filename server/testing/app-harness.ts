@@ -5,13 +5,16 @@ import { createApp } from "../app";
 import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
 import type { ProducerLimits } from "../protocol/producer";
+import type { Quotas } from "../protocol/quota";
+import { DEFAULT_SECURITY, type SecurityConfig } from "../http/security/options";
 import type { StreamState } from "../protocol/state";
 import { SqliteStore } from "../storage/sqlite-store";
 
 export interface Harness {
   store: SqliteStore;
   clock: { now: number };
-  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array> }): Promise<Response>;
+  /** `host` replaces the harness's own host in the request URL, as a Host header would. */
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array>; host?: string }): Promise<Response>;
   /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
   fingerprint(key: string): string | null;
   close(): Promise<void>;
@@ -24,11 +27,17 @@ interface HarnessOptions {
   producerLimits?: ProducerLimits;
   /** A database file; in memory if not given. */
   path?: string;
+  quotas?: Quotas;
+  /** Hosts, CORS and authentication; the defaults otherwise, with the harness's own host allowed. */
+  security?: Partial<SecurityConfig>;
 }
+
+/** The host every harness request names. */
+export const HARNESS_HOST = "ursa.test";
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
+  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits, quotas: options.quotas });
   const hub = new LiveHub(store, 1000);
   const app = createApp(
     {
@@ -43,6 +52,7 @@ export function harness(options: HarnessOptions = {}): Harness {
       },
       keepOpen: () => undefined,
       info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
+      security: { ...DEFAULT_SECURITY, allowedHosts: { any: false, names: new Set([HARNESS_HOST]), domains: [] }, ...options.security },
     },
     "/nonexistent",
   );
@@ -51,7 +61,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     clock,
     request: (method, path, init = {}) =>
       // duplex: a ReadableStream body streams in, as a chunked upload does.
-      Promise.resolve(app.request(`http://ursa.test${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
+      Promise.resolve(app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
     fingerprint(key) {
       const s = store.get(key);
       return s ? fingerprintOf(store, s) : null;

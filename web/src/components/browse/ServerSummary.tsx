@@ -15,7 +15,7 @@ export function ServerSummary() {
       </h1>
       <div class="sub">
         {info
-          ? `${count(info.streams)} stream${info.streams === 1 ? "" : "s"} in ${count(info.buckets)} bucket${info.buckets === 1 ? "" : "s"} · ${info.data_path} · sync ${info.sync}`
+          ? `${count(info.streams)} stream${info.streams === 1 ? "" : "s"} in ${count(info.buckets)} bucket${info.buckets === 1 ? "" : "s"}${info.data_path === null ? "" : ` · ${info.data_path}`} · sync ${info.sync}`
           : "Durable Streams server"}
       </div>
     </div>

@@ -29,8 +29,12 @@ export function ServerInfo() {
           <dd class="num">{count(d.buckets)}</dd>
           <dt>sync</dt>
           <dd>{d.sync}</dd>
-          <dt>data</dt>
-          <dd title={d.data_path}>{d.data_path}</dd>
+          {d.data_path !== null && (
+            <>
+              <dt>data</dt>
+              <dd title={d.data_path}>{d.data_path}</dd>
+            </>
+          )}
           <dt>up</dt>
           <dd>{duration(Math.max(0, Math.round((Date.now() - d.started_at_ms) / 1000)))}</dd>
         </dl>
