@@ -24,11 +24,13 @@ interface HarnessOptions {
   producerLimits?: ProducerLimits;
   /** A database file; in memory if not given. */
   path?: string;
+  /** How long deferred index and summary rows may wait (message-log.ts); 0 writes them with every write. */
+  materializeEveryMs?: number;
 }
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
+  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits, materializeEveryMs: options.materializeEveryMs });
   const hub = new LiveHub(store, 1000);
   const app = createApp(
     {
