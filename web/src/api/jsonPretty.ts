@@ -39,7 +39,24 @@ export function prettyJson(text: string, indent = "  "): string {
   return out;
 }
 
-/** One-line preview for collapsed rows. */
-export function jsonPreview(text: string, max = 160): string {
-  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+/**
+ * One line, spaced for reading: a space after each colon and comma, nothing else changed
+ * (`{"a":1,"b":[2,3]}` → `{"a": 1, "b": [2, 3]}`). Strings are copied as they are.
+ */
+export function inlineJson(text: string, max = 400): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length && out.length < max; i++) {
+    const c = text[i]!;
+    if (inString) {
+      out += c;
+      if (c === "\\") out += text[++i] ?? "";
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    if (c === " " || c === "\n" || c === "\t" || c === "\r") continue;
+    out += c === ":" ? ": " : c === "," ? ", " : c;
+  }
+  return out.length >= max ? out.slice(0, max - 1) + "…" : out;
 }

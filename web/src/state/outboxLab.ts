@@ -29,10 +29,10 @@ export interface OutboxCtx {
 }
 
 /** One publish; `plan` is what the script expects the owner's counters to be when it runs. */
-function publish(who: "old" | "next", plan: { fact: number; epoch: number; producerSeq: number }, title: string, explain: string): ScriptStep<OutboxCtx> {
+function publish(who: "old" | "next", plan: { fact: number; epoch: number; producerSeq: number }, title: string, explain: string, expect?: string): ScriptStep<OutboxCtx> {
   return {
     actor: who === "old" ? "old owner" : "new owner",
-    title: `${title} (epoch ${plan.epoch}, Producer-Seq ${plan.producerSeq}, Stream-Seq ${plan.fact})`,
+    title: `${title} (epoch ${plan.epoch}, Producer-Seq ${plan.producerSeq}, Stream-Seq ${plan.fact})${expect ? `: ${expect}` : ""}`,
     explain,
     build: (ctx) => {
       const o = ctx[who];
@@ -102,11 +102,12 @@ export function outboxSteps(): ScriptStep<OutboxCtx>[] {
     publish(
       "next",
       { fact: 2, epoch: 1, producerSeq: 0 },
-      "New owner republishes fact 2: expect 409 “already published”",
+      "New owner republishes fact 2",
       "Republishing a fact the old owner already published: the Stream-Seq check answers 409 with Stream-Last-Seq, which here means “already published”.",
+      "expect 409, already published",
     ),
     publish("next", { fact: 4, epoch: 1, producerSeq: 0 }, "New owner skips to fact 4, the first after Stream-Last-Seq", "Same Producer-Seq: the 409 used none up. Its acceptance fences the old epoch."),
-    publish("old", { fact: 4, epoch: 0, producerSeq: 3 }, "Old owner tries fact 4: expect 403, fenced", "Once the new owner's first append is accepted, appends with the old epoch answer 403."),
+    publish("old", { fact: 4, epoch: 0, producerSeq: 3 }, "Old owner tries fact 4", "Once the new owner's first append is accepted, appends with the old epoch answer 403.", "expect 403, fenced"),
     publish("next", { fact: 5, epoch: 1, producerSeq: 1 }, "New owner publishes fact 5", "Publishing goes on in commit order."),
     publish("next", { fact: 6, epoch: 1, producerSeq: 2 }, "New owner publishes fact 6", "The last fact of the source of truth."),
     {
