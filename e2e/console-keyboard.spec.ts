@@ -50,6 +50,6 @@ test("keyboard only: sidebar to composer, send, stream tabs, race lab step", asy
   await page.goto("/ui/lab/race");
   await tabTo(page, (el) => el.tag === "BUTTON" && el.text === "Step");
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("region", { name: "Writer A" }).locator('[data-kind="read"]')).toBeVisible();
+  await expect(page.locator('.swim-cell[data-writer="A"] [data-kind="read"]')).toBeVisible();
   await shot(page, screenshotPath("console-keyboard"));
 });

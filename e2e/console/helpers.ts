@@ -36,3 +36,8 @@ export async function shot(page: import("@playwright/test").Page, path: string):
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path, fullPage: true });
 }
+
+/** What is on screen, as it is (a modal dialog covers the viewport, not the whole page). */
+export async function shotView(page: import("@playwright/test").Page, path: string): Promise<void> {
+  await page.screenshot({ path });
+}

@@ -40,6 +40,13 @@ describe("swimlane layout", () => {
     expect(l.spanMs).toBe(15);
     expect(l.columns).toBe("7.5rem repeat(2, minmax(0, 1fr))");
   });
+  test("times are whole milliseconds", () => {
+    const l = layoutSwimlane(race([[read(1, 1000, 1004.4, 0), commit(2, 1010.2, 1012.75, 0, 204)]]));
+    expect(l.rows.map((r) => [r.t, r.dt])).toEqual([
+      [0, 4],
+      [10, 3],
+    ]);
+  });
   test("a lost commit points at the accepted commit that stored its Stream-Last-Seq", () => {
     const st = race([
       [read(1, 0, 1, 0), commit(3, 2, 3, 0, 204), read(6, 6, 7, 2), commit(7, 8, 9, 2, 409, 1)],

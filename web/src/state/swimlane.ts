@@ -30,7 +30,8 @@ export function layoutSwimlane(state: RaceState, seeded: string | null = null): 
   const origin = all.length ? Math.min(...all.map((r) => r.entry.startedAt)) : 0;
   const rows: SwimRow[] = all
     .sort((a, b) => a.entry.at - b.entry.at)
-    .map(({ lane, entry }) => ({ at: entry.at, lane, entry, t: entry.startedAt - origin, dt: Math.max(0, entry.endedAt - entry.startedAt) }));
+    // Whole milliseconds: a request's duration is measured to a tenth of one.
+    .map(({ lane, entry }) => ({ at: entry.at, lane, entry, t: Math.round(entry.startedAt - origin), dt: Math.max(0, Math.round(entry.endedAt - entry.startedAt)) }));
   const accepted = rows.filter((r): r is SwimRow & { entry: CommitEntry } => r.entry.kind === "commit" && r.entry.status >= 200 && r.entry.status < 300);
   for (const r of rows) {
     if (r.entry.kind !== "commit" || r.entry.lastSeq === undefined) continue;

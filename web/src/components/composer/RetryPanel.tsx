@@ -7,7 +7,7 @@ import { retryEligible } from "../../state/retry";
 import { classify } from "../../api/outcome";
 import { getHeader } from "../../api/headers";
 import { causeOf } from "../../api/cause";
-import { attempts } from "../../state/attempts";
+import { ownHistory } from "../explainers/CauseView";
 
 export function RetryPanel({ model }: { model: ComposerModel }) {
   const last = model.last.value;
@@ -36,10 +36,7 @@ export function RetryPanel({ model }: { model: ComposerModel }) {
   }
   const lastSeq = getHeader(last.response.headers, "stream-last-seq");
   const next = getHeader(last.response.headers, "stream-next-offset");
-  const own = causeOf(
-    last,
-    attempts.entries.value.map((a) => a.exchange),
-  ).causes?.find((c) => c.likely)?.title === "Your own value is stale";
+  const own = causeOf(last, ownHistory(last)).causes?.find((c) => c.likely)?.title === "Your own value is stale";
   return (
     <div class="note warn retry" data-testid="retry-panel">
       <div>

@@ -55,7 +55,7 @@ const GUARDS: Guard[] = [
       "A missing stream still answers 404; only a PUT carrying a token answers 412 and creates nothing.",
     ],
     lab: { href: links.incarnation(), label: "Incarnation lab: recreate a stream under a client" },
-    rules: ["inc-intro", "inc-send", "inc-404"],
+    rules: ["inc-carry", "inc-send", "inc-404"],
   },
 ];
 

@@ -26,7 +26,7 @@ export interface ActionTarget {
 export type ActionKind = "append" | "close" | "delete";
 
 /** The three buttons; in a list, folded into one small menu per row whose name says which stream. */
-export function ActionButtons({ t, compact, onChoose }: { t: ActionTarget; compact?: boolean; onChoose: (kind: ActionKind) => void }) {
+export function ActionButtons({ t, compact, gone, onChoose }: { t: ActionTarget; compact?: boolean; gone?: boolean; onChoose: (kind: ActionKind) => void }) {
   const menu = useRef<HTMLDetailsElement>(null);
   const choose = (kind: ActionKind) => {
     if (menu.current) menu.current.open = false;
@@ -34,13 +34,13 @@ export function ActionButtons({ t, compact, onChoose }: { t: ActionTarget; compa
   };
   const buttons = (
     <>
-      <button type="button" disabled={t.closed} onClick={() => choose("append")} title={t.closed ? "Closed streams accept no appends" : undefined}>
+      <button type="button" disabled={t.closed || gone} onClick={() => choose("append")} title={t.closed ? "Closed streams accept no appends" : undefined}>
         Append…
       </button>
-      <button type="button" disabled={t.closed} onClick={() => choose("close")}>
+      <button type="button" disabled={t.closed || gone} onClick={() => choose("close")}>
         Close…
       </button>
-      <button type="button" class="danger" onClick={() => choose("delete")}>
+      <button type="button" class="danger" disabled={gone} onClick={() => choose("delete")}>
         Delete…
       </button>
     </>
@@ -88,12 +88,12 @@ export function ActionDialogs({ t, open, onClose, onDeleted }: { t: ActionTarget
   );
 }
 
-/** Buttons and dialogs together, for a page about one stream. */
-export function StreamActions({ t, onDeleted }: { t: ActionTarget; onDeleted?: () => void }) {
+/** Buttons and dialogs together, for a page about one stream; `gone` once it no longer exists. */
+export function StreamActions({ t, gone, onDeleted }: { t: ActionTarget; gone?: boolean; onDeleted?: () => void }) {
   const [open, setOpen] = useState<ActionKind | null>(null);
   return (
     <>
-      <ActionButtons t={t} onChoose={setOpen} />
+      <ActionButtons t={t} gone={gone} onChoose={setOpen} />
       <ActionDialogs t={t} open={open} onClose={() => setOpen(null)} onDeleted={onDeleted} />
     </>
   );

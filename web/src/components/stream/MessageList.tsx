@@ -41,8 +41,15 @@ export function MessageList({ w, format, linkFor }: { w: MessageWindow; format: 
     const el = ref.current;
     if (!el) return;
     const top = el.getBoundingClientRect().top;
-    const first = Math.max(0, Math.floor(-top / ROW_H) - OVERSCAN);
-    const last = Math.min(rows.length, Math.ceil((innerHeight - top) / ROW_H) + OVERSCAN);
+    // Off screen, the screenful nearest the view stays rendered (so the list is never blank when
+    // it comes into view by other means than a scroll event, such as a jump or a screenshot).
+    const screenful = Math.ceil(innerHeight / ROW_H) + OVERSCAN;
+    let first = Math.max(0, Math.floor(-top / ROW_H) - OVERSCAN);
+    let last = Math.min(rows.length, Math.ceil((innerHeight - top) / ROW_H) + OVERSCAN);
+    if (last - first < screenful) {
+      if (top > 0) last = Math.min(rows.length, first + screenful);
+      else first = Math.max(0, last - screenful);
+    }
     setRange((r) => (r[0] === first && r[1] === last ? r : [first, last]));
     const visible = Math.min(rows.length - 1, Math.max(0, Math.floor(-top / ROW_H)));
     const r = rows[visible];

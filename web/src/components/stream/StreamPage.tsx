@@ -54,9 +54,10 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
           <div class="sub mono">{model.path}</div>
         </div>
         <div class="actions">
-          {d && !err && (
+          {d && (
             <StreamActions
               t={{ stream, path: d.path, contentType: d.content_type, incarnation: d.incarnation, closed: d.closed, messageCount: d.message_count, lastSeq: d.last_stream_seq }}
+              gone={err?.status === 404}
               onDeleted={() => void model.refresh()}
             />
           )}
@@ -80,7 +81,7 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
           This stream was deleted and recreated while you watched: incarnation {firstIncarnation.current} → {d!.incarnation}. Offsets and producer state from before do not apply.
         </div>
       )}
-      {d && !err && <StreamBody key={d.incarnation} d={d} model={model} query={query} />}
+      {d && <StreamBody key={d.incarnation} d={d} model={model} query={query} />}
     </>
   );
 }
