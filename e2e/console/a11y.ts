@@ -30,6 +30,10 @@ export async function expectLayoutHolds(page: Page, label: string): Promise<void
       const lines = new Set(Array.from(el.getClientRects(), (r) => Math.round(r.top)));
       if (lines.size > 1) out.push(`wrapped: ${el.className} “${(el.textContent ?? "").slice(0, 40)}”`);
     }
+    // Lines that hold numbers may not hide any of them behind an ellipsis either.
+    for (const el of document.querySelectorAll<HTMLElement>(".swim-line, .swim-title, .swim-axis")) {
+      if (el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1) out.push(`clipped: ${el.className} “${(el.textContent ?? "").slice(0, 40)}”`);
+    }
     for (const el of document.querySelectorAll<HTMLElement>("main .panel, main .page-head")) {
       const r = el.getBoundingClientRect();
       if (r.right > window.innerWidth + 1) out.push(`overflows the window: ${el.className} right at ${Math.round(r.right)}`);

@@ -38,7 +38,7 @@ describe("swimlane layout", () => {
       [4, 1, 11, 4],
     ]);
     expect(l.spanMs).toBe(15);
-    expect(l.columns).toBe("7.5rem repeat(2, minmax(0, 1fr))");
+    expect(l.columns).toBe("5.5rem repeat(2, minmax(0, 1fr))");
   });
   test("times are whole milliseconds", () => {
     const l = layoutSwimlane(race([[read(1, 1000, 1004.4, 0), commit(2, 1010.2, 1012.75, 0, 204)]]));
@@ -64,7 +64,7 @@ describe("swimlane layout", () => {
     expect(layoutSwimlane(st).rows[1]!.lostTo).toBeUndefined();
   });
   test("four writers get four equal lanes", () => {
-    expect(layoutSwimlane(race([[], [], [], []])).columns).toBe("7.5rem repeat(4, minmax(0, 1fr))");
+    expect(layoutSwimlane(race([[], [], [], []])).columns).toBe("5.5rem repeat(4, minmax(0, 1fr))");
   });
   test("padding and digits", () => {
     expect(splitPadding(padSeq(42))).toEqual(["000000000000000000", "42"]);

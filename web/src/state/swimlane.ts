@@ -23,7 +23,7 @@ export interface SwimLayout {
   columns: string;
 }
 
-export const TIME_COLUMN = "7.5rem";
+export const TIME_COLUMN = "5.5rem";
 
 export function layoutSwimlane(state: RaceState, seeded: string | null = null): SwimLayout {
   const all = state.writers.flatMap((w, lane) => w.entries.map((entry) => ({ lane, entry })));

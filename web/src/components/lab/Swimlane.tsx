@@ -57,9 +57,8 @@ function ReadCell({ e }: { e: LaneEntry & { kind: "read" | "read-on" } }) {
       <div class="swim-title">
         <strong>{e.kind === "read" ? "Read" : "Read on"}</strong>
         <span class="num nowrap">{e.kind === "read" ? `n = ${e.n}` : `k = ${e.events} → n = ${e.n}`}</span>
-        <span class="muted nowrap">
-          {e.kind === "read" ? plural(e.events, "event") : plural(e.events, "new event")}, {plural(e.responses, "response")}
-        </span>
+        <span class="muted nowrap">{e.kind === "read" ? plural(e.events, "event") : plural(e.events, "new event")},</span>
+        <span class="muted nowrap">{plural(e.responses, "response")}</span>
       </div>
       {e.error ? <div class="swim-line error-text">{e.error}</div> : !e.upToDate && <div class="swim-line error-text">stopped before Stream-Up-To-Date</div>}
     </div>
