@@ -29,6 +29,8 @@ test("race lab: step by step to completion with a passing verdict", async ({ pag
   await step.click(); // A reads again
   await step.click(); // B reads on: k = 1
   await expect(laneB.locator('[data-kind="read-on"]').first()).toContainText("k = 1 → n = 1");
+  await expect(laneB.locator('[data-kind="read-on"]').first()).toContainText("1 new event,");
+  await expect(page.getByText(/\b1 new events\b/)).toHaveCount(0);
 
   // Then the rest, step by step, to the verdict.
   await page.getByRole("button", { name: "Run step by step" }).click();
@@ -71,7 +73,11 @@ test("race lab: counting after your own commit lets both stale writers win", asy
     await expect(cells.locator('[data-kind="commit"]')).toHaveAttribute("data-status", "204");
     await expect(cells.locator('[data-outcome="accepted"]')).toBeVisible();
   }
-  await expect(verdict).toContainText("validated against a stale log");
+  await expect(verdict).toContainText("1 of 2 commits was validated against a stale log. 1 more saw the whole log");
+  // The first commit went onto an empty log: it saw the whole log, its value was the only fault.
+  const rows = page.getByRole("table", { name: "Commits in log order" }).locator("tbody tr");
+  await expect(rows.nth(0)).toContainText("it saw the whole log, but Stream-Seq 1 counts its own 1 event too");
+  await expect(rows.nth(1)).toContainText("validated against a stale log");
   await shot(page, screenshotPath("console-race-lab-after-commit"));
 });
 

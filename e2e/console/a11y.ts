@@ -11,9 +11,13 @@ export interface AxeFinding {
   targets: string[];
 }
 
-/** Serious and critical axe violations on the page as it is now (WCAG 2.x A and AA rules, best practices). */
-export async function axeViolations(page: Page): Promise<AxeFinding[]> {
-  const r = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]).analyze();
+/**
+ * Serious and critical axe violations on the page as it is now (WCAG 2.x A and AA rules, best
+ * practices); with `include`, only in that part of it (a dialog, a panel whose page was scanned).
+ */
+export async function axeViolations(page: Page, include?: string): Promise<AxeFinding[]> {
+  const builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]);
+  const r = await (include ? builder.include(include) : builder).analyze();
   return r.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact!, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));

@@ -1,6 +1,7 @@
 // Race lab settings (writers, commits, events per commit), the pitfall toggles with their
 // rules, and the run buttons.
 import { PITFALLS } from "./pitfalls";
+import { SeedRule } from "../explainers/SeedRule";
 import { WRITER_NAMES } from "../../state/raceLab";
 import type { RaceRunner } from "../../state/raceRunner";
 
@@ -52,14 +53,22 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
       <fieldset class="pitfalls" disabled={busy}>
         <legend>Pitfalls</legend>
         {PITFALLS.map((p) => (
-          <label key={p.key} class={`pitfall ${cfg.pitfalls[p.key] ? "on" : ""}`}>
-            <input type="checkbox" checked={cfg.pitfalls[p.key]} onChange={(e) => lab.updateConfig({ pitfalls: { ...cfg.pitfalls, [p.key]: e.currentTarget.checked } })} />
+          <div key={p.key} class={`pitfall ${cfg.pitfalls[p.key] ? "on" : ""}`}>
+            <input
+              type="checkbox"
+              id={`pitfall-${p.key}`}
+              checked={cfg.pitfalls[p.key]}
+              onChange={(e) => lab.updateConfig({ pitfalls: { ...cfg.pitfalls, [p.key]: e.currentTarget.checked } })}
+            />
             <span>
-              <strong>{p.title}</strong>
-              <span class="rule">{p.rule}</span>
+              <label for={`pitfall-${p.key}`}>
+                <strong>{p.title}</strong>
+                <span class="rule">{p.rule}</span>
+              </label>
               {cfg.pitfalls[p.key] && <span class="shows">{p.shows}</span>}
+              <SeedRule ids={p.seed} label="The seed's rule" />
             </span>
-          </label>
+          </div>
         ))}
       </fieldset>
       <div class="row">

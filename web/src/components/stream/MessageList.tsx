@@ -110,7 +110,7 @@ export function MessageList({ w, format, linkFor }: { w: MessageWindow; format: 
   const [first, last] = range;
   const shown = rows.slice(first, Math.max(first, last));
   return (
-    <ol ref={ref} class="vlist" aria-label="Messages" style={{ height: `${rows.length * ROW_H}px` }}>
+    <ol ref={ref} class={`vlist ${rows.length === 0 ? "none" : ""}`} aria-label="Messages" style={{ height: `${rows.length * ROW_H}px` }}>
       {shown.map((m, j) => {
         const i = first + j;
         const isSel = m.offset === selected;

@@ -8,12 +8,15 @@ import { formatBytes, offsetPosition } from "../../api/offsets";
 import { age, dateTime } from "../../format";
 import { Padded } from "../browse/StreamTable";
 
-function Fact({ label, field, children, sub }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren }) {
+/** `token`: an offset or token that must stay on one line. */
+function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
   return (
     <div class="fact">
       <dt>{label}</dt>
       <dd>
-        <span data-field={field}>{children}</span>
+        <span data-field={field} class={token ? "nowrap token" : undefined}>
+          {children}
+        </span>
         {sub && <span class="sub">{sub}</span>}
       </dd>
     </div>
@@ -46,7 +49,7 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
         <Fact label="Last accepted Stream-Seq" field="last_stream_seq" sub={d.last_stream_seq === null ? "none accepted yet: any value will be" : "the next must be bytewise greater"}>
           {d.last_stream_seq === null ? "none" : <Padded value={d.last_stream_seq} />}
         </Fact>
-        <Fact label="Incarnation (Stream-Incarnation)" field="incarnation" sub={`created ${dateTime(d.created_at_ms)}`}>
+        <Fact label="Incarnation (Stream-Incarnation)" field="incarnation" token sub={`created ${dateTime(d.created_at_ms)}`}>
           {d.incarnation}
         </Fact>
         <Fact
@@ -61,13 +64,13 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
         <Fact label="Content type" field="content_type">
           {d.content_type}
         </Fact>
-        <Fact label="Tail offset (Stream-Next-Offset)" field="next_offset" sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
+        <Fact label="Tail offset (Stream-Next-Offset)" field="next_offset" token sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
           {d.next_offset}
         </Fact>
         <Fact label="Messages" field="message_count">
           {d.message_count.toLocaleString("en-US")}
         </Fact>
-        <Fact label="Retained from" field="retained_offset" sub={retained > 0 ? `${formatBytes(retained)} trimmed by retention` : "nothing trimmed: offset=-1 reads from byte 0"}>
+        <Fact label="Retained from" field="retained_offset" token sub={retained > 0 ? `${formatBytes(retained)} trimmed by retention` : "nothing trimmed: offset=-1 reads from byte 0"}>
           {d.retained_offset}
         </Fact>
       </Group>
