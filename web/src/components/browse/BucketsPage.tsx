@@ -4,10 +4,10 @@ import { useEffect, useMemo } from "preact/hooks";
 import { introspection, type BucketPage, type PageQuery } from "../../api/introspection";
 import { Resource } from "../../state/resource";
 import { onStreamChanged } from "../../state/transport";
-import { links } from "../../state/router";
+import { links, setQuery } from "../../state/router";
 import { CreateStreamButton } from "../operate/CreateStreamDialog";
 import { Link } from "../common/Link";
-import { PrefixFilter } from "./PrefixFilter";
+import { TextFilter } from "./ListFilters";
 import { Pager } from "./Pager";
 
 const PAGE = 100;
@@ -28,7 +28,7 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
           <div class="sub">{data ? `${data.total.toLocaleString("en-US")} bucket${data.total === 1 ? "" : "s"}${prefix ? ` starting with “${prefix}”` : ""}` : "…"}</div>
         </div>
         <div class="actions" style={{ alignItems: "flex-end" }}>
-          <PrefixFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" />
+          <TextFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" width="280px" onChange={(v) => setQuery({ prefix: v, after: undefined })} />
           <CreateStreamButton />
         </div>
       </div>

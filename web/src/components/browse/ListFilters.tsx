@@ -3,7 +3,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { StreamFilters } from "../../api/introspection";
 
-function TextFilter({ label, value, placeholder, onChange, width = "200px" }: { label: string; value: string; placeholder: string; onChange: (v: string) => void; width?: string }) {
+/** A filter typed into a field: applied after a short pause, or at once on Enter. */
+export function TextFilter({ label, value, placeholder, onChange, width = "200px" }: { label: string; value: string; placeholder: string; onChange: (v: string) => void; width?: string }) {
   const [text, setText] = useState(value);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => setText(value), [value]);

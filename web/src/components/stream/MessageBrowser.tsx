@@ -102,8 +102,9 @@ export function MessageBrowser(props: {
   const spec = searchOf(query);
   const specKey = JSON.stringify(spec);
   useEffect(() => {
+    // From the first readable message: below a retained-from offset there is nothing to search.
     if (isEmptySearch(spec)) search.clear();
-    else void search.run(spec);
+    else void search.run(spec, offsetPosition(d.retained_offset) ?? 0);
   }, [search, specKey]);
   const rows = w.rows.value;
   const selected = rows.find((m) => m.offset === w.selected.value);
