@@ -116,7 +116,7 @@ function visits(bucket: string, path: string): Visit[] {
       name: "race lab, four writers run",
       url: "/ui/lab/race",
       ready: async (p) => {
-        await p.getByLabel("writers").selectOption("4");
+        await p.getByLabel("writers", { exact: true }).selectOption("4");
         await p.getByRole("button", { name: "Run continuously" }).click();
         await expect(p.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 25_000 });
       },

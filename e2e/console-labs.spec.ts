@@ -51,7 +51,7 @@ test("race lab: step by step to completion with a passing verdict", async ({ pag
 
 test("race lab: continuous run with four writers passes", async ({ page }) => {
   await page.goto("/ui/lab/race");
-  await page.getByLabel("writers").selectOption("4");
+  await page.getByLabel("writers", { exact: true }).selectOption("4");
   await page.getByRole("button", { name: "Run continuously" }).click();
   await expect(page.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 25_000 });
   for (const w of ["A", "B", "C", "D"]) await expect(page.getByTestId(`phase-${w}`)).toHaveText("done");
@@ -59,7 +59,7 @@ test("race lab: continuous run with four writers passes", async ({ page }) => {
 
 test("race lab: counting after your own commit lets both stale writers win", async ({ page }) => {
   await page.goto("/ui/lab/race");
-  await page.getByLabel("commits each").selectOption("1");
+  await page.getByLabel("commits each", { exact: true }).selectOption("1");
   await page.getByRole("checkbox", { name: /Count after your own commit/ }).check();
   await expect(page.getByText("Writers send n + their own events.")).toBeVisible();
   await page.getByRole("button", { name: "Run step by step" }).click();

@@ -14,7 +14,7 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
       <div class="row">
         <label class="toggle-row">
           <span class="muted">writers</span>
-          <select value={cfg.writers} disabled={busy} onChange={(e) => lab.updateConfig({ writers: Number(e.currentTarget.value) })}>
+          <select aria-label="writers" value={cfg.writers} disabled={busy} onChange={(e) => lab.updateConfig({ writers: Number(e.currentTarget.value) })}>
             {[2, 3, 4].map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -24,7 +24,7 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
         </label>
         <label class="toggle-row">
           <span class="muted">commits each</span>
-          <select value={cfg.commitsPerWriter} disabled={busy} onChange={(e) => lab.updateConfig({ commitsPerWriter: Number(e.currentTarget.value) })}>
+          <select aria-label="commits each" value={cfg.commitsPerWriter} disabled={busy} onChange={(e) => lab.updateConfig({ commitsPerWriter: Number(e.currentTarget.value) })}>
             {[1, 2, 3, 5].map((n) => (
               <option key={n} value={n}>
                 {n}
