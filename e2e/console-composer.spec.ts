@@ -26,6 +26,13 @@ test("409 STREAM_SEQ_CONFLICT, retry from it, then a 412 with the new token; cur
 
   const inspector = page.getByTestId("response-inspector");
   await expect(page.getByTestId("response-status")).toHaveText("409");
+  // The answer is beside the form at this width: Send does not scroll the page.
+  expect(await page.evaluate(() => scrollY)).toBe(0);
+  // What it means: stored next to sent, and both ways a Stream-Seq 409 happens.
+  const cause = inspector.getByTestId("cause");
+  await expect(cause.getByTestId("sent-value")).toHaveText(pad(0));
+  await expect(cause.getByTestId("stored-value")).toHaveText(pad(0));
+  await expect(cause.locator("ul.causes > li strong")).toHaveText(["Another writer committed first", "Your own value is stale"]);
   await expect(page.getByTestId("error-code")).toHaveText("STREAM_SEQ_CONFLICT");
   await expect(inspector.locator('[data-outcome="409-seq"]')).toBeVisible();
   const lastSeqRow = inspector.locator('tr[data-header="stream-last-seq"]');
@@ -124,4 +131,20 @@ test("any request: GET over SSE shows the first seconds, HEAD shows headers only
   await page.getByRole("button", { name: "Send" }).click();
   await expect(page.getByTestId("response-status")).toHaveText("200");
   await expect(inspector.locator('tr[data-header="stream-next-offset"]')).toContainText("0000000000000000_0000000000000016");
+});
+
+test("the default target: the composer says it does not exist yet and creates it in one click", async ({ page }) => {
+  await page.goto("/ui/compose");
+  const target = await page.getByLabel("Target path").inputValue();
+  // A fresh path, so the check does not depend on what other specs created.
+  const fresh = `${target}-${Date.now().toString(36)}`;
+  await page.getByLabel("Target path").fill(fresh);
+  const status = page.getByTestId("target-status");
+  await expect(status).toHaveAttribute("data-exists", "false");
+  await expect(status).toContainText("this POST will answer 404");
+  await status.getByRole("button", { name: /^Create it/ }).click();
+  await expect(page.getByTestId("response-status")).toHaveText("201");
+  await expect(status).toHaveAttribute("data-exists", "true");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("response-status")).toHaveText("204");
 });

@@ -50,6 +50,36 @@ test("keyboard only: sidebar to composer, send, stream tabs, race lab step", asy
   await page.goto("/ui/lab/race");
   await tabTo(page, (el) => el.tag === "BUTTON" && el.text === "Step");
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("region", { name: "Writer A" }).locator('[data-kind="read"]')).toBeVisible();
+  await expect(page.locator('.swim-cell[data-writer="A"] [data-kind="read"]')).toBeVisible();
   await shot(page, screenshotPath("console-keyboard"));
+});
+
+test("keyboard only: a row's action menu and its dialog, the message list's arrow keys", async ({ page, request }) => {
+  const bucket = uniq("keys");
+  await put(request, `/${bucket}/s`);
+  await request.post(`/${bucket}/s`, { headers: { "Content-Type": "application/json" }, data: '[{"m":1},{"m":2},{"m":3}]' });
+  await page.goto(`/ui/b/${bucket}`);
+  await tabTo(page, (el) => el.label === "Actions for s");
+  await page.keyboard.press("Enter");
+  await tabTo(page, (el) => el.tag === "BUTTON" && el.text === "Delete…", 5);
+  await page.keyboard.press("Enter");
+  const dialog = page.getByTestId("delete-dialog");
+  await expect(dialog).toBeVisible();
+  // Focus is inside the dialog; Escape closes it and nothing was deleted.
+  expect(await page.evaluate(() => !!document.activeElement?.closest("dialog"))).toBe(true);
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  expect((await request.head(`/${bucket}/s`)).status()).toBe(200);
+
+  await page.goto(`/ui/s/${bucket}/s`);
+  const rows = page.getByRole("list", { name: "Messages" }).locator("li");
+  await expect(rows).toHaveCount(3);
+  await rows.first().getByRole("button").focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByTestId("message-detail")).toContainText('"m": 2');
+  await expect(rows.nth(1).getByRole("button")).toBeFocused();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByTestId("message-detail")).toContainText('"m": 3');
+  await page.keyboard.press("ArrowUp");
+  await expect(page.getByTestId("message-detail")).toContainText('"m": 2');
 });

@@ -2,15 +2,19 @@
 // lab with the after-commit pitfall (both stale writers accepted, verdict fails), the
 // incarnation lab, and the outbox lab.
 import { test, expect, screenshotPath } from "./fixtures.ts";
+import type { Page } from "@playwright/test";
 import { shot } from "./console/helpers.ts";
+
+/** A writer's entries in the swimlane: the cells of its lane. */
+const lane = (page: Page, w: string) => page.locator(`.swim-cell[data-writer="${w}"]`);
 
 test("race lab: step by step to completion with a passing verdict", async ({ page, request }) => {
   await page.goto("/ui/lab/race");
   // A few single steps by hand: A reads, B reads, A commits, B loses with 409 + Stream-Last-Seq.
   const step = page.getByRole("button", { name: "Step", exact: true });
   await step.click();
-  const laneA = page.getByRole("region", { name: "Writer A" });
-  const laneB = page.getByRole("region", { name: "Writer B" });
+  const laneA = lane(page, "A");
+  const laneB = lane(page, "B");
   await expect(laneA.locator('[data-kind="read"]')).toContainText("n = 0");
   await step.click();
   await expect(laneB.locator('[data-kind="read"]')).toContainText("n = 0");
@@ -20,9 +24,13 @@ test("race lab: step by step to completion with a passing verdict", async ({ pag
   const lost = laneB.locator('[data-kind="commit"]').first();
   await expect(lost).toHaveAttribute("data-status", "409");
   await expect(lost.getByTestId("last-seq")).toContainText("00000000000000000000");
+  // The swimlane names the commit that won: A's, three actions in.
+  await expect(lost.getByTestId("lost-to")).toHaveText("lost to A #3");
   await step.click(); // A reads again
   await step.click(); // B reads on: k = 1
   await expect(laneB.locator('[data-kind="read-on"]').first()).toContainText("k = 1 → n = 1");
+  await expect(laneB.locator('[data-kind="read-on"]').first()).toContainText("1 new event,");
+  await expect(page.getByText(/\b1 new events\b/)).toHaveCount(0);
 
   // Then the rest, step by step, to the verdict.
   await page.getByRole("button", { name: "Run step by step" }).click();
@@ -43,7 +51,7 @@ test("race lab: step by step to completion with a passing verdict", async ({ pag
 
 test("race lab: continuous run with four writers passes", async ({ page }) => {
   await page.goto("/ui/lab/race");
-  await page.getByLabel("writers").selectOption("4");
+  await page.getByLabel("writers", { exact: true }).selectOption("4");
   await page.getByRole("button", { name: "Run continuously" }).click();
   await expect(page.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 25_000 });
   for (const w of ["A", "B", "C", "D"]) await expect(page.getByTestId(`phase-${w}`)).toHaveText("done");
@@ -51,7 +59,7 @@ test("race lab: continuous run with four writers passes", async ({ page }) => {
 
 test("race lab: counting after your own commit lets both stale writers win", async ({ page }) => {
   await page.goto("/ui/lab/race");
-  await page.getByLabel("commits each").selectOption("1");
+  await page.getByLabel("commits each", { exact: true }).selectOption("1");
   await page.getByRole("checkbox", { name: /Count after your own commit/ }).check();
   await expect(page.getByText("Writers send n + their own events.")).toBeVisible();
   await page.getByRole("button", { name: "Run step by step" }).click();
@@ -59,13 +67,17 @@ test("race lab: counting after your own commit lets both stale writers win", asy
   await expect(verdict).toHaveAttribute("data-ok", "false", { timeout: 20_000 });
   // Both read the same empty log, and both commits were accepted.
   for (const w of ["A", "B"]) {
-    const lane = page.getByRole("region", { name: `Writer ${w}` });
-    await expect(lane.locator('[data-kind="read"]')).toContainText("n = 0");
-    await expect(lane.locator('[data-kind="commit"]')).toHaveCount(1);
-    await expect(lane.locator('[data-kind="commit"]')).toHaveAttribute("data-status", "204");
-    await expect(lane.locator('[data-outcome="accepted"]')).toBeVisible();
+    const cells = lane(page, w);
+    await expect(cells.locator('[data-kind="read"]')).toContainText("n = 0");
+    await expect(cells.locator('[data-kind="commit"]')).toHaveCount(1);
+    await expect(cells.locator('[data-kind="commit"]')).toHaveAttribute("data-status", "204");
+    await expect(cells.locator('[data-outcome="accepted"]')).toBeVisible();
   }
-  await expect(verdict).toContainText("validated against a stale log");
+  await expect(verdict).toContainText("1 of 2 commits was validated against a stale log. 1 more saw the whole log");
+  // The first commit went onto an empty log: it saw the whole log, its value was the only fault.
+  const rows = page.getByRole("table", { name: "Commits in log order" }).locator("tbody tr");
+  await expect(rows.nth(0)).toContainText("it saw the whole log, but Stream-Seq 1 counts its own 1 event too");
+  await expect(rows.nth(1)).toContainText("validated against a stale log");
   await shot(page, screenshotPath("console-race-lab-after-commit"));
 });
 

@@ -28,6 +28,9 @@ test("live tail receives an append made by curl and reports gone after a delete"
   await expect(live.locator("li")).toHaveCount(100);
   // What the tail saw, the stream's state shows too: data on the tail triggers a re-read.
   await expect(page.locator('[data-field="message_count"]')).toHaveText("152");
+  // The rate panel names its unit everywhere and its headline is the minute's average, the
+  // picture beside it: never "0" next to a spike.
+  await expect(page.getByTestId("rate-detail")).toHaveText(/^now [\d.,]+ msg\/s · peak [\d.,]+ msg\/s/);
   await shot(page, screenshotPath("console-live-tail"));
 
   // Delete the stream: the server ends the SSE response with an error event; the reconnect

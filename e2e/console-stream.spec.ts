@@ -72,7 +72,10 @@ test("binary streams render as hex and text streams as text", async ({ page, req
   await expect(page.getByLabel("Hex dump")).toContainText("00 01 fe 41 42");
   await expect(page.getByLabel("Hex dump")).toContainText("···AB");
   await page.goto(`/ui/s/${bucket}/log`);
-  await expect(page.getByRole("list", { name: "Messages" })).toContainText("hello\nworld");
+  // One row per append, its newlines shown as ↵; the detail shows the text as stored.
+  await expect(page.getByRole("list", { name: "Messages" }).locator("li")).toHaveCount(1);
+  await expect(page.getByRole("list", { name: "Messages" })).toContainText("hello↵ world↵");
+  await expect(page.getByTestId("message-detail").locator("pre")).toHaveText("hello\nworld\n", { useInnerText: true });
   await page.getByRole("button", { name: "Hex" }).click();
   await expect(page).toHaveURL(/as=hex/);
   await expect(page.getByLabel("Hex dump")).toContainText("68 65 6c 6c 6f");

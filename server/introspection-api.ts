@@ -36,13 +36,107 @@ export interface StreamSummary {
   incarnation: string;
 }
 
+/** Columns a stream list can be sorted by; each is walked through an index (storage/browse.ts). */
+export const STREAM_SORT_KEYS = ["name", "created", "tail", "last_write", "last_seq"] as const;
+export type StreamSortKey = (typeof STREAM_SORT_KEYS)[number];
+export type SortOrder = "asc" | "desc";
+
+/** One row of the console's stream list: the public listing's fields and the state of the guards. */
+export interface StreamListRow extends StreamSummary {
+  last_stream_seq: string | null;
+  producer_count: number;
+  message_count: number;
+  /** The path key (`bucket/stream`) of the source when this stream is a fork. */
+  fork_source: string | null;
+}
+
+export interface StreamFilters {
+  /** Stream IDs starting with this (walked as an index range when sorting by name). */
+  prefix: string;
+  /** Stream IDs containing this, ignoring ASCII case. */
+  contains: string;
+  status: "any" | "open" | "closed";
+  producers: "any" | "with" | "without";
+  /** Whether the stream has accepted a Stream-Seq. */
+  seq: "any" | "set" | "unset";
+}
+
 export interface StreamPage {
   bucket_id: string;
   prefix: string;
+  /** Streams in the bucket whose ID starts with `prefix`; the other filters are not counted. */
   total: number;
-  streams: StreamSummary[];
+  streams: StreamListRow[];
   next_cursor: string | null;
   has_more: boolean;
+  sort: StreamSortKey;
+  order: SortOrder;
+  /** Streams looked at for this page. */
+  scanned: number;
+  /**
+   * The page stopped at the scan budget before it filled (only with filters beyond the prefix):
+   * `next_cursor` goes on from the last stream looked at.
+   */
+  partial: boolean;
+}
+
+/** A stream in a fork tree. */
+export interface ForkNode {
+  bucket_id: string;
+  stream_id: string;
+  path: string;
+  /** Where this fork's own data begins, as an offset of its source; null for the tree's root. */
+  fork_offset: string | null;
+  fork_position: number | null;
+  sub_offset: number;
+  tail_offset: number;
+  /** A deleted source kept only because forks still share its data. */
+  deleted: boolean;
+  closed: boolean;
+  children: ForkNode[];
+  /** Forks of this stream left out to keep the answer bounded. */
+  omitted: number;
+}
+
+export interface ForkTree {
+  /** The first source up the chain: the stream itself when it is not a fork. */
+  root: ForkNode;
+  /** Paths from the root down to the stream asked about. */
+  lineage: string[];
+  nodes: number;
+  truncated: boolean;
+}
+
+export interface MessageMeta {
+  /** Byte position where the message starts. */
+  offset: number;
+  size: number;
+  /** When the append that wrote it committed; null for messages a fork inherited. */
+  at_ms: number | null;
+}
+
+export interface MessageIndexPage {
+  messages: MessageMeta[];
+  tail_offset: number;
+  /** More messages before the first one listed, and after the last. */
+  has_before: boolean;
+  has_after: boolean;
+}
+
+export interface SearchMatch {
+  offset: number;
+  size: number;
+  /** The start of the message: text for JSON and text streams, hex for bytes. */
+  preview: string;
+}
+
+export interface SearchPage {
+  matches: SearchMatch[];
+  from: number;
+  /** The search looked at every message from `from` up to here; go on from it. */
+  scanned_to: number;
+  tail_offset: number;
+  done: boolean;
 }
 
 export interface ProducerRow {

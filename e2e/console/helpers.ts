@@ -34,5 +34,12 @@ export function curlStatus(output: string): number {
 /** Full-page screenshot from the top (the sticky sidebar would otherwise sit where the page was scrolled). */
 export async function shot(page: import("@playwright/test").Page, path: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
+  // Two frames: lists that render only the rows in view re-render for the new scroll position.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.screenshot({ path, fullPage: true });
+}
+
+/** What is on screen, as it is (a modal dialog covers the viewport, not the whole page). */
+export async function shotView(page: import("@playwright/test").Page, path: string): Promise<void> {
+  await page.screenshot({ path });
 }

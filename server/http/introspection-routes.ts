@@ -1,24 +1,28 @@
 // The console's introspection API under /__ursula/api. Bucket IDs may not start with `__`, so
 // nothing here can collide with a bucket or stream. It reports what the public protocol does
-// not: listings with counts, the last accepted Stream-Seq and the producer table.
+// not: listings with counts, sorted and filtered; the last accepted Stream-Seq and the producer
+// table; fork families; where messages start and when they were appended; message search.
+// Read-only, and every answer is bounded by the page it returns (storage/introspection.ts).
 
 import { Hono } from "hono";
-import { isProtocolError, protocolError } from "../protocol/errors";
+import { isProtocolError, protocolError, type ProtocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
 import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import type { BucketPage, BucketRow, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
+import { isJsonType } from "../protocol/content-type";
+import { searchMessages } from "../storage/message-search";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
-import type { StreamState } from "../protocol/state";
+import { streamKey, type StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
+import { parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
 import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
 import type { ListQuery, Page } from "../storage/store";
-import { parseStreamPath, streamUrlPath } from "./paths";
+import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
 import { json } from "./respond";
-import { streamPage } from "./stream-page";
 
 export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
   const app = new Hono();
@@ -58,17 +62,56 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
   });
 
   app.get("/api/buckets/:bucket/streams", (c) => {
-    const result = streamPage(deps, c.req.param("bucket"), new URL(c.req.url), 100);
-    if (isProtocolError(result)) return renderError(result);
-    const { page } = result;
+    const bucket = parseBucketId(c.req.param("bucket"));
+    if (!bucket.ok) return renderError(bucket.error);
+    const query = parseBrowseQuery(new URL(c.req.url));
+    if (!query.ok) return renderError(query.error);
+    if (!deps.store.hasBucket(bucket.value)) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
+    const q = query.value;
+    const page = deps.store.introspection.browseStreams(bucket.value, q);
     return json({
-      bucket_id: result.bucket,
-      prefix: result.prefix,
+      bucket_id: bucket.value,
+      prefix: q.prefix,
       total: page.total,
       streams: page.items,
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
+      sort: q.sort,
+      order: q.order,
+      scanned: page.scanned,
+      partial: page.partial,
     } satisfies StreamPage);
+  });
+
+  app.get("/api/streams/:bucket/:stream/forks", (c) => {
+    const state = liveStream(c.req.param("bucket"), c.req.param("stream"));
+    if (isProtocolError(state)) return renderError(state);
+    return json(deps.store.introspection.forkTree(state, urlPathOf));
+  });
+
+  app.get("/api/streams/:bucket/:stream/messages", (c) => {
+    const state = liveStream(c.req.param("bucket"), c.req.param("stream"));
+    if (isProtocolError(state)) return renderError(state);
+    const url = new URL(c.req.url);
+    const at = parseIndexPosition(url);
+    if (!at.ok) return renderError(at.error);
+    const limit = parseLimit(url.searchParams, 200, 1000);
+    if (!limit.ok) return renderError(limit.error);
+    return json(deps.store.introspection.messageIndex(state, at.value, limit.value));
+  });
+
+  app.get("/api/streams/:bucket/:stream/search", (c) => {
+    const state = liveStream(c.req.param("bucket"), c.req.param("stream"));
+    if (isProtocolError(state)) return renderError(state);
+    const query = parseSearchQuery(new URL(c.req.url));
+    if (!query.ok) return renderError(query.error);
+    const q = query.value;
+    if (q.from > state.tail || !deps.store.isMessageStart(state, q.from)) {
+      return renderError(protocolError("INVALID_QUERY", "from must be where a message starts (a previous answer's scanned_to, or 0)"));
+    }
+    const isJson = isJsonType(state.contentType);
+    if (q.field !== "" && !isJson) return renderError(protocolError("INVALID_QUERY", "field search needs an application/json stream"));
+    return json(searchMessages(deps.store, state, isJson, q));
   });
 
   app.get("/api/streams/:bucket/:stream", (c) => {
@@ -78,6 +121,14 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
     if (!state || state.softDeleted) return renderError(protocolError("STREAM_NOT_FOUND", "stream not found"));
     return json(describe(state, deps.store.producers(state), deps.store.producerLimits, streamUrlPath(path.value)));
   });
+
+  /** A stream that reads can address: not missing, expired or a deleted source. */
+  function liveStream(bucket: string, stream: string): StreamState | ProtocolError {
+    const path = parseStreamPath(bucket, stream);
+    if (!path.ok) return path.error;
+    const state = deps.store.get(path.value.key);
+    return state && !state.softDeleted ? state : protocolError("STREAM_NOT_FOUND", "stream not found");
+  }
 
   return app;
 }
@@ -98,6 +149,8 @@ function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: ListQuer
   const hasMore = rows.length > q.limit;
   return { items, total: matching.length, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
 }
+
+const urlPathOf = (s: StreamState) => streamUrlPath({ bucket: s.bucket, name: s.name, key: streamKey(s.bucket, s.name) });
 
 function describe(s: StreamState, producers: [string, ProducerState][], limits: ProducerLimits, urlPath: string): StreamDetail {
   const expiresAtMs = s.expiresAtMs ?? (s.ttlSeconds === null ? null : s.touchedAtMs + s.ttlSeconds * 1000);

@@ -32,6 +32,18 @@ const MESSAGE_INDEX = `CREATE TABLE IF NOT EXISTS msg_index (
   PRIMARY KEY (stream_id, start)
 ) WITHOUT ROWID;`;
 
+/**
+ * The console's stream list sorts a bucket by these columns a page at a time (storage/browse.ts),
+ * and finds a stream's forks (storage/fork-tree.ts). The hot columns among them are written with
+ * the rest of a stream's row, about every 100 ms, not per append (message-log.ts).
+ */
+const LISTING_INDEXES = `
+CREATE INDEX IF NOT EXISTS streams_by_created ON streams(bucket, created_at_ms, name);
+CREATE INDEX IF NOT EXISTS streams_by_tail ON streams(bucket, tail, name);
+CREATE INDEX IF NOT EXISTS streams_by_last_write ON streams(bucket, last_write_at_ms, name);
+CREATE INDEX IF NOT EXISTS streams_by_last_seq ON streams(bucket, last_seq, name);
+CREATE INDEX IF NOT EXISTS streams_by_fork_source ON streams(fork_source_id) WHERE fork_source_id IS NOT NULL;`;
+
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS buckets (bucket_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL) WITHOUT ROWID;
@@ -59,6 +71,7 @@ CREATE TABLE IF NOT EXISTS streams (
   attrs TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS streams_by_path ON streams(bucket, name);
+${LISTING_INDEXES}
 ${messagesTable("msgs")}
 ${MESSAGE_INDEX}
 CREATE TABLE IF NOT EXISTS producers (

@@ -17,6 +17,7 @@ import { Batch } from "./batch";
 import { lockDatabase, type DatabaseLock } from "./database-lock";
 import type { CheckpointerStart } from "./checkpointer";
 import { GroupCommit } from "./group-commit";
+import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import { MessageLog } from "./message-log";
 import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
@@ -77,6 +78,7 @@ export class SqliteStore implements Store {
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
   private readonly quotas: Quotas;
+  readonly introspection: SqliteIntrospection;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
@@ -109,6 +111,7 @@ export class SqliteStore implements Store {
     this.lastIncarnation = Number(this.st.getMeta.get("last_incarnation")?.value ?? 0);
     this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
     this.load();
+    this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length });
     this.writes = new GroupCommit<Batch>({
       begin: this.st.begin,
       commit: this.st.commit,

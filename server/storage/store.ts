@@ -8,6 +8,7 @@ import type { ProtocolError } from "../protocol/errors";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamSummary } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
+import type { Introspection } from "./introspection";
 
 export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
 
@@ -61,6 +62,8 @@ export interface Store {
   listBuckets(query: ListQuery): Page<{ bucket_id: string; stream_count: number }>;
   listStreams(bucket: string, query: ListQuery): Page<StreamSummary>;
   counts(): { streams: number; buckets: number };
+  /** Read-only queries for the console's introspection API. */
+  readonly introspection: Introspection;
 
   /** Whether a write failed because the storage is full: nothing of it was written, and it may succeed later. */
   isStorageFull(error: unknown): boolean;

@@ -30,6 +30,8 @@ interface HarnessOptions {
   quotas?: Quotas;
   /** Hosts, CORS and authentication; the defaults otherwise, with the harness's own host allowed. */
   security?: Partial<SecurityConfig>;
+  /** How long deferred index and summary rows may wait (message-log.ts); 0 writes them with every write. */
+  materializeEveryMs?: number;
 }
 
 /** The host every harness request names. */
@@ -37,7 +39,15 @@ export const HARNESS_HOST = "ursa.test";
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits, quotas: options.quotas });
+  const store = new SqliteStore({
+    path: options.path ?? ":memory:",
+    sync: "full",
+    now: () => clock.now,
+    sweepIntervalMs: 3_600_000,
+    producerLimits: options.producerLimits,
+    quotas: options.quotas,
+    materializeEveryMs: options.materializeEveryMs,
+  });
   const hub = new LiveHub(store, 1000);
   const app = createApp(
     {

@@ -9,11 +9,17 @@ import { TimelinePage } from "./components/timeline/TimelinePage";
 import { RaceLabPage } from "./components/lab/RaceLabPage";
 import { OutboxLabPage } from "./components/lab/OutboxLabPage";
 import { IncarnationLabPage } from "./components/lab/IncarnationLabPage";
+import { StartPage } from "./components/learn/StartPage";
+import { ServerPage } from "./components/server/ServerPage";
 import { Link } from "./components/common/Link";
 
 function Page() {
   const r = route.value;
   switch (r.name) {
+    case "start":
+      return <StartPage />;
+    case "server":
+      return <ServerPage />;
     case "buckets":
       return <BucketsPage query={r.query} />;
     case "bucket":
@@ -33,7 +39,7 @@ function Page() {
     default:
       return (
         <div class="empty">
-          No such page. <Link href="/ui/">Browse buckets</Link>
+          No such page. <Link href="/ui/">Start</Link> or <Link href="/ui/buckets">browse buckets</Link>.
         </div>
       );
   }

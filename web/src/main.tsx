@@ -1,4 +1,5 @@
 import { render } from "preact";
+import "./state/theme";
 import { App } from "./App";
 import "./styles/tokens.css";
 import "./styles/layout.css";

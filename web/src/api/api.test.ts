@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { splitJsonArray, messagesWithOffsets } from "./jsonArray";
-import { prettyJson } from "./jsonPretty";
+import { inlineJson, prettyJson } from "./jsonPretty";
 import { shellQuote, toCurl, toFetch } from "./snippets";
 import { compareBytewise, incrementSeq, judgeSeq, nonPrintable, padSeq } from "./streamSeq";
 import { displayHeaderName } from "./headers";
@@ -22,6 +22,15 @@ describe("splitJsonArray", () => {
   });
   test("offsets count UTF-8 bytes plus one LF per message", () => {
     expect(messagesWithOffsets(["1", '"€"', "{}"], 10).map((m) => m.position)).toEqual([10, 12, 18]);
+  });
+});
+
+describe("inlineJson", () => {
+  test("spaces after colons and commas outside strings only, numbers kept", () => {
+    expect(inlineJson('{"b":1e400,"a":[1,{}],"s":"x,:y \\" ,"}')).toBe('{"b": 1e400, "a": [1, {}], "s": "x,:y \\" ,"}');
+  });
+  test("long values end in an ellipsis", () => {
+    expect(inlineJson(JSON.stringify({ a: "x".repeat(50) }), 20)).toBe('{"a": "xxxxxxxxxxxx…');
   });
 });
 

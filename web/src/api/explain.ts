@@ -26,7 +26,7 @@ export function explainingHeaders(ex: Exchange): Explanation[] {
     case "409-content-type":
       return [{ header: "stream-next-offset", why: "Nothing was appended: the request's Content-Type differs from the stream's (parameters count)." }];
     case "412":
-      return [{ header: "stream-incarnation", why: "The token of the stream that exists now: the one you sent belongs to a deleted incarnation." }];
+      return [{ header: "stream-incarnation", why: "The token of the stream at this URL now; the one you sent is not it." }];
     case "403-stale-epoch":
       return [{ header: "producer-epoch", why: "The producer's current epoch: a newer owner took over, so yours is fenced." }];
     case "duplicate":

@@ -53,7 +53,7 @@ describe("AttemptLog", () => {
     log.record(ex({ path: "/demo/a" }, 204), "composer");
     log.record(ex({ path: "/demo/b" }, 409, [["stream-last-seq", "1"]], "STREAM_SEQ_CONFLICT"), "race lab");
     log.record(ex({ path: "/demo/a" }, 409, [["stream-last-seq", "1"]], "STREAM_SEQ_CONFLICT"), "composer");
-    log.record(ex({ path: "/other/c", method: "GET", body: undefined }, 200), "viewer");
+    log.record(ex({ path: "/other/c", method: "GET", body: undefined }, 200), "browse");
 
     log.toggleOutcome("409-seq");
     expect(log.visible.value.map((a) => a.exchange.request.path)).toEqual(["/demo/a", "/demo/b"]);

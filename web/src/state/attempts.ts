@@ -5,7 +5,7 @@ import { computed, signal } from "@preact/signals";
 import type { Exchange } from "../api/types";
 import { classify, type Outcome } from "../api/outcome";
 
-export type AttemptSource = "composer" | "retry" | "race lab" | "outbox lab" | "incarnation lab" | "viewer";
+export type AttemptSource = "composer" | "retry" | "browse" | "demo" | "race lab" | "outbox lab" | "incarnation lab";
 
 export interface Attempt {
   id: string;

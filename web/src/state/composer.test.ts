@@ -104,3 +104,17 @@ describe("ComposerModel", () => {
     expect(c.form.value.producerSeq).toBe("1");
   });
 });
+
+describe("creating the target", () => {
+  test("a PUT with the form's Content-Type and no Stream-Seq; then the first Send is accepted", async () => {
+    const { transport } = fakeServer();
+    const m = new ComposerModel(transport);
+    m.update({ target: "/lab1/scratch", seqOn: true, seq: padSeq(5) });
+    const created = await m.createTarget();
+    expect(created.request).toEqual({ method: "PUT", path: "/lab1/scratch", headers: [["Content-Type", "application/json"]] });
+    expect(created.response!.status).toBe(201);
+    expect(m.last.value).toBe(created);
+    m.update({ seqOn: false });
+    expect((await m.send()).response!.status).toBe(204);
+  });
+});

@@ -99,6 +99,16 @@ export class ComposerModel {
     return this.sendRequest(buildRequest(this.form.value), this.transport, null);
   }
 
+  /**
+   * Create the target stream: a PUT with the form's Content-Type and nothing else (no Stream-Seq,
+   * so a prefix-count stream's first commit, 0, is accepted). Shown as the last exchange.
+   */
+  async createTarget(): Promise<Exchange> {
+    const f = this.form.value;
+    const headers: HeaderList = f.contentType.trim() ? [["Content-Type", f.contentType.trim()]] : [];
+    return this.sendRequest({ method: "PUT", path: f.target.trim(), headers }, this.transport, null);
+  }
+
   /** Work out the retry (reads on to Stream-Next-Offset) and, unless `prefillOnly`, send it. */
   async retryFrom409(prefillOnly = false): Promise<Exchange | null> {
     const failed = this.last.value;

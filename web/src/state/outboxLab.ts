@@ -28,11 +28,12 @@ export interface OutboxCtx {
   checkpoint: number;
 }
 
-function publish(who: "old" | "next"): ScriptStep<OutboxCtx> {
+/** One publish; `plan` is what the script expects the owner's counters to be when it runs. */
+function publish(who: "old" | "next", plan: { fact: number; epoch: number; producerSeq: number }, title: string, explain: string, expect?: string): ScriptStep<OutboxCtx> {
   return {
     actor: who === "old" ? "old owner" : "new owner",
-    title: (ctx) => `${ctx[who].label === "old owner" ? "Old owner" : "New owner"} publishes fact ${ctx[who].nextFact} (epoch ${ctx[who].epoch}, Producer-Seq ${ctx[who].producerSeq}, Stream-Seq ${ctx[who].nextFact})`,
-    explain: "Both guards on each append: producer headers for retries, Stream-Seq = the commit's number, zero-padded.",
+    title: `${title} (epoch ${plan.epoch}, Producer-Seq ${plan.producerSeq}, Stream-Seq ${plan.fact})${expect ? `: ${expect}` : ""}`,
+    explain,
     build: (ctx) => {
       const o = ctx[who];
       return {
@@ -89,20 +90,26 @@ export function outboxSteps(): ScriptStep<OutboxCtx>[] {
       build: (ctx) => ({ method: "PUT", path: ctx.path, headers: [["Content-Type", "application/json"]] }),
       after: (_c, ex) => (ex.response?.status === 201 ? { ok: true, note: "Created." } : { ok: false, halt: true, note: `expected 201, got ${ex.response?.status}` }),
     },
-    publish("old"),
-    { ...publish("old"), explain: "" },
-    { ...publish("old"), explain: "" },
+    publish("old", { fact: 1, epoch: 0, producerSeq: 0 }, "Old owner publishes fact 1", "Both guards on each append: producer headers for retries, Stream-Seq = the commit's number, zero-padded."),
+    publish("old", { fact: 2, epoch: 0, producerSeq: 1 }, "Old owner publishes fact 2", "The next commit, the next Producer-Seq."),
+    publish("old", { fact: 3, epoch: 0, producerSeq: 2 }, "Old owner publishes fact 3", "The old owner gets this far before the takeover; the new owner's checkpoint only knows about fact 1."),
     {
       actor: "new owner",
-      title: (ctx) => `Takeover: the new owner starts with epoch ${ctx.next.epoch}, Producer-Seq 0, from its checkpoint (fact ${ctx.checkpoint})`,
+      title: "Takeover: the new owner starts with epoch 1, Producer-Seq 0, from its checkpoint (fact 2)",
       explain: "On takeover the new owner uses a higher Producer-Epoch and starts Producer-Seq again at 0. It does not know how far the old owner got.",
       run: async () => ({ ok: true, note: "No request yet: the old epoch is not fenced until one of the new owner's appends is accepted." }),
     },
-    { ...publish("next"), explain: "Republishing a fact the old owner already published: the Stream-Seq check answers 409 with Stream-Last-Seq, which here means “already published”." },
-    { ...publish("next"), explain: "The first fact after Stream-Last-Seq, same Producer-Seq. Its acceptance fences the old epoch." },
-    { ...publish("old"), explain: "Once the new owner's first append is accepted, appends with the old epoch answer 403." },
-    { ...publish("next"), explain: "" },
-    { ...publish("next"), explain: "" },
+    publish(
+      "next",
+      { fact: 2, epoch: 1, producerSeq: 0 },
+      "New owner republishes fact 2",
+      "Republishing a fact the old owner already published: the Stream-Seq check answers 409 with Stream-Last-Seq, which here means “already published”.",
+      "expect 409, already published",
+    ),
+    publish("next", { fact: 4, epoch: 1, producerSeq: 0 }, "New owner skips to fact 4, the first after Stream-Last-Seq", "Same Producer-Seq: the 409 used none up. Its acceptance fences the old epoch."),
+    publish("old", { fact: 4, epoch: 0, producerSeq: 3 }, "Old owner tries fact 4", "Once the new owner's first append is accepted, appends with the old epoch answer 403.", "expect 403, fenced"),
+    publish("next", { fact: 5, epoch: 1, producerSeq: 1 }, "New owner publishes fact 5", "Publishing goes on in commit order."),
+    publish("next", { fact: 6, epoch: 1, producerSeq: 2 }, "New owner publishes fact 6", "The last fact of the source of truth."),
     {
       actor: "reader",
       title: "Read the stream: every fact once, in commit order",

@@ -36,16 +36,16 @@ describe("race lab state machine", () => {
     let st = initialRace(cfg(), "/lab1/s");
     const a = nextAction(st, 0)!;
     expect(a).toEqual({ kind: "read", writer: 0, from: "-1", readOn: false, maxBytes: undefined, stopAfterFirst: false });
-    st = applyRead(st, 0, a as never, { events: 3, to: "0000000000000000_0000000000000030", responses: 1, upToDate: true });
+    st = applyRead(st, 0, a as never, { events: 3, to: "0000000000000000_0000000000000030", responses: 1, upToDate: true, startedAt: 10, endedAt: 12 });
     const c = nextAction(st, 0)!;
     expect(c.kind).toBe("commit");
     expect(c.kind === "commit" && c.seq).toBe(padSeq(3));
-    expect(c.kind === "commit" && JSON.parse(c.body)).toEqual([{ w: "A", c: 0, e: 0, of: 1, seq: padSeq(3) }]);
+    expect(c.kind === "commit" && JSON.parse(c.body)).toEqual([{ w: "A", c: 0, e: 0, of: 1, seq: padSeq(3), n: 3 }]);
   });
 
   test("only a 409 with Stream-Last-Seq leads to read-on; any other 409 fails the writer", () => {
     let st = initialRace(cfg(), "/lab1/s");
-    st = applyRead(st, 0, nextAction(st, 0) as never, { events: 0, to: "t0", responses: 1, upToDate: true });
+    st = applyRead(st, 0, nextAction(st, 0) as never, { events: 0, to: "t0", responses: 1, upToDate: true, startedAt: 0, endedAt: 1 });
     const commit = nextAction(st, 0) as Extract<ReturnType<typeof nextAction>, { kind: "commit" }>;
     const res = (status: number, headers: [string, string][], code?: string): Exchange => ({
       id: "1",
@@ -118,7 +118,11 @@ describe("race lab against an in-memory server", () => {
     const v = r.verdict.value!;
     expect(v.ok).toBe(false);
     expect(v.commits.map((c) => c.ok)).toEqual([false, false]);
-    expect(v.commits[1]!.why).toContain("Stream-Seq says 2 events came before, the log has 1");
+    // A committed first, on an empty log: it saw the whole log, only its value was wrong.
+    expect(v.commits.map((c) => c.stale)).toEqual([false, true]);
+    expect(v.commits[0]!.why).toContain("it saw the whole log, but Stream-Seq 1 counts its own 1 event too");
+    expect(v.commits[1]!.why).toContain("the writer had read 0 events, the log holds 1 event before it");
+    expect(v.summary).toBe("1 of 2 commits was validated against a stale log. 1 more saw the whole log but sent a Stream-Seq other than the events before it.");
   });
 
   test("seeding PUT pitfall: every retry answers 409 and the writers end stuck", async () => {
@@ -138,7 +142,7 @@ describe("race lab against an in-memory server", () => {
     const entries = r.state.value!.writers.flatMap((w) => w.entries);
     expect(entries.some((e) => e.kind !== "commit" && !e.upToDate)).toBe(true);
     expect(r.verdict.value!.ok).toBe(false);
-    expect(r.verdict.value!.commits.some((c) => !c.ok && c.why!.includes("missed"))).toBe(true);
+    expect(r.verdict.value!.commits.some((c) => c.stale && c.why!.includes("did not reach the tail"))).toBe(true);
   });
 
   test("each run uses a fresh stream", async () => {
@@ -150,14 +154,21 @@ describe("race lab against an in-memory server", () => {
 });
 
 describe("verdict", () => {
-  const ev = (w: string, c: number, e: number, of: number, seq: number) => ({ w, c, e, of, seq: padSeq(seq) });
+  const ev = (w: string, c: number, e: number, of: number, seq: number, n = seq) => ({ w, c, e, of, seq: padSeq(seq), n });
   test("passes when every commit's Stream-Seq equals the events before it", () => {
     expect(checkLog([ev("A", 0, 0, 2, 0), ev("A", 0, 1, 2, 0), ev("B", 0, 0, 1, 2)]).ok).toBe(true);
   });
-  test("flags a commit whose writer counted too few events", () => {
+  test("flags a commit whose writer counted too few events as stale", () => {
     const v = checkLog([ev("A", 0, 0, 2, 0), ev("A", 0, 1, 2, 0), ev("B", 0, 0, 1, 1)]);
     expect(v.ok).toBe(false);
-    expect(v.commits[1]!.why).toContain("missed 1 event");
+    expect(v.commits[1]!.stale).toBe(true);
+    expect(v.summary).toBe("1 of 2 commits was validated against a stale log.");
+  });
+  test("the first commit on an empty log is never stale, whatever value it sent", () => {
+    // The after-commit pitfall with four writers: A's first commit sends 1 on an empty log.
+    const v = checkLog([ev("A", 0, 0, 1, 1, 0), ev("B", 0, 0, 2, 2, 0), ev("B", 0, 1, 2, 2, 0), ev("C", 0, 0, 3, 3, 0), ev("C", 0, 1, 3, 3, 0), ev("C", 0, 2, 3, 3, 0)]);
+    expect(v.commits.map((c) => c.stale)).toEqual([false, true, true]);
+    expect(v.summary).toBe("2 of 3 commits were validated against a stale log. 1 more saw the whole log but sent a Stream-Seq other than the events before it.");
   });
   test("an empty log or a stuck writer is not a pass", () => {
     expect(checkLog([]).ok).toBe(false);

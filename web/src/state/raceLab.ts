@@ -50,7 +50,13 @@ export const DEFAULT_RACE_CONFIG: RaceConfig = {
 
 export type WriterPhase = "read" | "commit" | "read-on" | "done" | "stuck" | "failed";
 
-export interface ReadEntry {
+/** Wall-clock span of an action (ms since the epoch), for the shared time axis. */
+export interface Timed {
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface ReadEntry extends Timed {
   kind: "read" | "read-on";
   /** Global order of this action across all lanes (1-based), so interleavings are visible. */
   at: number;
@@ -65,7 +71,7 @@ export interface ReadEntry {
   error?: string;
 }
 
-export interface CommitEntry {
+export interface CommitEntry extends Timed {
   kind: "commit";
   at: number;
   commit: number;
@@ -109,7 +115,7 @@ export type RaceAction =
   | { kind: "read"; writer: number; from: string; readOn: boolean; maxBytes?: number; stopAfterFirst: boolean }
   | { kind: "commit"; writer: number; seq: string; body: string; events: number };
 
-export interface ReadResult {
+export interface ReadResult extends Timed {
   events: number;
   to: string;
   responses: number;
@@ -142,9 +148,13 @@ export function commitSeq(n: number, events: number, pitfalls: RacePitfalls): st
   return padSeq(pitfalls.afterCommit ? n + events : n);
 }
 
-/** Each event names its writer, commit and the Stream-Seq it was sent with, so the verdict can check the log alone. */
-export function commitBody(writer: string, commit: number, seq: string, events: number): string {
-  const evs = Array.from({ length: events }, (_, e) => ({ w: writer, c: commit, e, of: events, seq }));
+/**
+ * Each event names its writer, commit, the Stream-Seq it was sent with and the count n the writer
+ * had read, so the verdict can check the log alone: whether the writer saw every event before its
+ * commit, and whether its Stream-Seq says so.
+ */
+export function commitBody(writer: string, commit: number, seq: string, events: number, n: number): string {
+  const evs = Array.from({ length: events }, (_, e) => ({ w: writer, c: commit, e, of: events, seq, n }));
   return JSON.stringify(evs);
 }
 
@@ -166,7 +176,7 @@ export function nextAction(state: RaceState, w: number): RaceAction | null {
     case "commit": {
       const events = eventsFor(state.config, w);
       const seq = commitSeq(wr.n, events, pitfalls);
-      return { kind: "commit", writer: w, seq, events, body: commitBody(wr.name, wr.commit, seq, events) };
+      return { kind: "commit", writer: w, seq, events, body: commitBody(wr.name, wr.commit, seq, events, wr.n) };
     }
     default:
       return null;
@@ -182,7 +192,19 @@ function withWriter(state: RaceState, w: number, fn: (wr: WriterState, at: numbe
 export function applyRead(state: RaceState, w: number, action: Extract<RaceAction, { kind: "read" }>, r: ReadResult): RaceState {
   return withWriter(state, w, (wr, at) => {
     const n = wr.n + r.events;
-    const entry: ReadEntry = { kind: action.readOn ? "read-on" : "read", at, from: action.from, to: r.to, events: r.events, n, responses: r.responses, upToDate: r.upToDate, error: r.error };
+    const entry: ReadEntry = {
+      kind: action.readOn ? "read-on" : "read",
+      at,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      from: action.from,
+      to: r.to,
+      events: r.events,
+      n,
+      responses: r.responses,
+      upToDate: r.upToDate,
+      error: r.error,
+    };
     if (r.error) return { ...wr, phase: "failed", entries: [...wr.entries, entry] };
     return { ...wr, n, readOffset: r.to, phase: "commit", entries: [...wr.entries, entry] };
   });
@@ -194,7 +216,21 @@ export function applyCommit(state: RaceState, w: number, action: Extract<RaceAct
   const lastSeq = getHeader(ex.response?.headers, "stream-last-seq");
   const nextOffset = getHeader(ex.response?.headers, "stream-next-offset");
   return withWriter(state, w, (wr, at) => {
-    const entry: CommitEntry = { kind: "commit", at, commit: wr.commit, attempt: wr.attempt, seq: action.seq, events: action.events, status, outcome, lastSeq, nextOffset, code: ex.errorCode };
+    const entry: CommitEntry = {
+      kind: "commit",
+      at,
+      startedAt: ex.startedAt,
+      endedAt: ex.startedAt + ex.durationMs,
+      commit: wr.commit,
+      attempt: wr.attempt,
+      seq: action.seq,
+      events: action.events,
+      status,
+      outcome,
+      lastSeq,
+      nextOffset,
+      code: ex.errorCode,
+    };
     const entries = [...wr.entries, entry];
     if (status >= 200 && status < 300) {
       const commit = wr.commit + 1;

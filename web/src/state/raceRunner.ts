@@ -151,8 +151,11 @@ export class RaceRunner {
   private async perform(action: RaceAction): Promise<void> {
     const path = this.state.value!.path;
     if (action.kind === "read") {
+      const startedAt = Date.now();
       const r = await readToTail(this.transport, path, action.from, { maxBytes: action.maxBytes, stopAfterFirst: action.stopAfterFirst });
       this.state.value = applyRead(this.state.value!, action.writer, action, {
+        startedAt,
+        endedAt: Date.now(),
         events: r.messages.length,
         to: r.to,
         responses: r.responses,

@@ -38,3 +38,28 @@ export class RateWindow {
     return ratesFrom(this.samples);
   }
 }
+
+export interface RateSummary {
+  average: number;
+  now: number;
+  peak: number;
+  peakAgoS: number;
+  spanS: number;
+  bytesPerSec: number;
+}
+
+/** The headline of the rate panel: the window's average (what the sparkline shows), now and the peak. */
+export function summarizeRates(points: RatePoint[], now = Date.now()): RateSummary | null {
+  if (points.length === 0) return null;
+  const span = (points[points.length - 1]!.t - (points[0]!.t - 1000)) / 1000;
+  const sum = points.reduce((s, p) => s + p.perSec, 0);
+  const peak = points.reduce((best, p) => (p.perSec > best.perSec ? p : best), points[0]!);
+  return {
+    average: sum / points.length,
+    now: points[points.length - 1]!.perSec,
+    peak: peak.perSec,
+    peakAgoS: Math.max(0, Math.round((now - peak.t) / 1000)),
+    spanS: Math.round(span),
+    bytesPerSec: points.reduce((s, p) => s + p.bytesPerSec, 0) / points.length,
+  };
+}

@@ -6,6 +6,7 @@ import { signal } from "@preact/signals";
 export const BASE = "/ui";
 
 export type Route =
+  | { name: "start"; query: URLSearchParams }
   | { name: "buckets"; query: URLSearchParams }
   | { name: "bucket"; bucket: string; query: URLSearchParams }
   | { name: "stream"; bucket: string; stream: string; query: URLSearchParams }
@@ -14,6 +15,7 @@ export type Route =
   | { name: "race"; query: URLSearchParams }
   | { name: "outbox"; query: URLSearchParams }
   | { name: "incarnation"; query: URLSearchParams }
+  | { name: "server"; query: URLSearchParams }
   | { name: "notfound"; query: URLSearchParams };
 
 export function parseRoute(pathname: string, search: string): Route {
@@ -21,7 +23,9 @@ export function parseRoute(pathname: string, search: string): Route {
   let rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
   if (rest.endsWith("/") && rest.length > 1) rest = rest.slice(0, -1);
   const seg = rest.split("/").filter(Boolean).map(decodeURIComponent);
-  if (seg.length === 0) return { name: "buckets", query };
+  if (seg.length === 0) return { name: "start", query };
+  if (seg[0] === "buckets" && seg.length === 1) return { name: "buckets", query };
+  if (seg[0] === "server" && seg.length === 1) return { name: "server", query };
   if (seg[0] === "b" && seg.length === 2) return { name: "bucket", bucket: seg[1]!, query };
   if (seg[0] === "s" && seg.length === 3) return { name: "stream", bucket: seg[1]!, stream: seg[2]!, query };
   if (seg[0] === "compose" && seg.length === 1) return { name: "compose", query };
@@ -40,8 +44,10 @@ function withQuery(path: string, query?: Record<string, string | undefined>): st
 
 const enc = encodeURIComponent;
 export const links = {
-  buckets: (q?: { prefix?: string; after?: string }) => withQuery(`${BASE}/`, q),
-  bucket: (bucket: string, q?: { prefix?: string; after?: string }) => withQuery(`${BASE}/b/${enc(bucket)}`, q),
+  start: () => `${BASE}/`,
+  buckets: (q?: { prefix?: string; after?: string }) => withQuery(`${BASE}/buckets`, q),
+  server: () => `${BASE}/server`,
+  bucket: (bucket: string, q?: Record<string, string | undefined>) => withQuery(`${BASE}/b/${enc(bucket)}`, q),
   stream: (bucket: string, stream: string, q?: Record<string, string | undefined>) =>
     withQuery(`${BASE}/s/${enc(bucket)}/${enc(stream)}`, q),
   compose: (target?: string) => withQuery(`${BASE}/compose`, { target }),

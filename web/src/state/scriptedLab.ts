@@ -16,7 +16,8 @@ export interface StepResult {
 
 export interface ScriptStep<C> {
   actor: string;
-  title: string | ((ctx: C) => string);
+  /** What the step will do, known before it runs, so the whole plot is readable up front. */
+  title: string;
   /** Which rule the step demonstrates, in one or two sentences. */
   explain: string;
   expectStatus?: number;
@@ -64,12 +65,6 @@ export class ScriptedLab<C> {
     return this.halted.value || this.cursor.value >= this.steps.length;
   }
 
-  titleOf(i: number): string {
-    const s = this.steps[i];
-    if (!s) return "";
-    return typeof s.title === "function" ? s.title(this.ctx) : s.title;
-  }
-
   reset(): void {
     this.ctx = this.makeCtx();
     this.steps = this.makeSteps();
@@ -87,7 +82,7 @@ export class ScriptedLab<C> {
     try {
       const i = this.cursor.value;
       const s = this.steps[i]!;
-      const title = this.titleOf(i);
+      const title = s.title;
       let result: StepResult;
       let exchanges: Exchange[] = [];
       if (s.run) {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { summarizeRates } from "./rate";
 import type { SseEnd, SseHandlers } from "../api/sse";
 import { backoffDelay, DEFAULT_BACKOFF } from "./backoff";
 import { TailModel, type TailConnectRequest, type TailDeps } from "./tail";
@@ -235,5 +236,14 @@ describe("TailModel reconnects", () => {
     await tail.start("-1");
     expect(Array.from(tail.rows.value[0]!.bytes!)).toEqual([0, 255, 16]);
     expect(tail.rows.value[0]!.position).toBe(0);
+  });
+});
+
+describe("append rate summary", () => {
+  test("a spike a while ago shows in the average and the peak, not as 0 beside it", () => {
+    const pts = [0, 0, 12, 0, 0].map((perSec, i) => ({ t: 1000 * (i + 1), perSec, bytesPerSec: perSec * 10 }));
+    const s = summarizeRates(pts, 5000)!;
+    expect(s).toEqual({ average: 2.4, now: 0, peak: 12, peakAgoS: 2, spanS: 5, bytesPerSec: 24 });
+    expect(summarizeRates([])).toBeNull();
   });
 });

@@ -1,24 +1,33 @@
-// The streams of one bucket: prefix filter, total count, cursor pages of 100 (a bucket may
-// hold 10,000 streams; only one page is ever in the DOM).
-import { useEffect, useMemo } from "preact/hooks";
-import { introspection, type PageQuery, type StreamPage } from "../../api/introspection";
-import { formatBytes, shortOffset } from "../../api/offsets";
-import { Resource } from "../../state/resource";
-import { links } from "../../state/router";
-import { age, dateTime } from "../../format";
+// The streams of one bucket: sortable by every indexed column, filterable, cursor pages of 100
+// (a bucket may hold 10,000 streams; only one page is ever fetched or in the DOM). The whole
+// view is in the URL. A write this console sends to any stream of the bucket reloads the page.
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { introspection, protocolPath } from "../../api/introspection";
+import { onStreamChanged } from "../../state/transport";
+import { links, setQuery } from "../../state/router";
+import { isFiltered, StreamListModel, toggleSort, viewFromQuery, viewToQuery, withFilter, type ListView } from "../../state/streamList";
 import { Link } from "../common/Link";
-import { PrefixFilter } from "./PrefixFilter";
 import { Pager } from "./Pager";
+import { ListFilters } from "./ListFilters";
+import { StreamTable } from "./StreamTable";
+import { CreateStreamButton } from "../operate/CreateStreamDialog";
+import { ActionDialogs, type ActionKind, type ActionTarget } from "../operate/StreamActions";
 
-const PAGE = 100;
+const show = (v: ListView) => setQuery(viewToQuery(v));
 
 export function BucketPage({ bucket, query }: { bucket: string; query: URLSearchParams }) {
-  const prefix = query.get("prefix") ?? "";
-  const after = query.get("after") ?? "";
-  const list = useMemo(() => new Resource<StreamPage, PageQuery>((q, s) => introspection.streams(bucket, q, s)), [bucket]);
-  useEffect(() => void list.load({ prefix, after, limit: PAGE }), [list, prefix, after]);
+  const view = viewFromQuery(query);
+  const key = JSON.stringify(view);
+  const list = useMemo(() => new StreamListModel((q, s) => introspection.streams(bucket, q, s)), [bucket]);
+  useEffect(() => void list.load(view), [list, key]);
   useEffect(() => () => list.dispose(), [list]);
-  const data = list.data.value;
+  // This console's own writes to any stream of the bucket change the list.
+  const prefix = protocolPath(bucket, "");
+  useEffect(() => onStreamChanged((path) => path.startsWith(prefix) && void list.reload()), [list, prefix]);
+  const [action, setAction] = useState<{ t: ActionTarget; kind: ActionKind } | null>(null);
+  const rows = list.rows.value;
+  const total = list.total.value;
+  const filtered = isFiltered(view);
   return (
     <>
       <div class="page-head">
@@ -29,52 +38,40 @@ export function BucketPage({ bucket, query }: { bucket: string; query: URLSearch
           </div>
           <h1 class="mono">{bucket}</h1>
           <div class="sub num" data-testid="stream-total">
-            {data ? `${data.total.toLocaleString("en-US")} stream${data.total === 1 ? "" : "s"}${prefix ? ` starting with “${prefix}”` : ""}` : "…"}
+            {total === null ? "…" : `${total.toLocaleString("en-US")} stream${total === 1 ? "" : "s"}${view.prefix ? ` starting with “${view.prefix}”` : ""}`}
           </div>
         </div>
-        <PrefixFilter value={prefix} label="Stream prefix" placeholder="e.g. orders-" />
+        <div class="actions">
+          <CreateStreamButton bucket={bucket} />
+        </div>
       </div>
-      <section class="panel" aria-label="Streams">
-        {list.error.value && <div class="note bad">Could not list streams: {list.error.value.message}</div>}
-        <table>
-          <thead>
-            <tr>
-              <th>Stream</th>
-              <th>Content type</th>
-              <th>Status</th>
-              <th style={{ textAlign: "right" }}>Tail</th>
-              <th>Last write</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.streams.map((s) => (
-              <tr key={s.stream_id}>
-                <td>
-                  <Link href={links.stream(bucket, s.stream_id)} class="mono">
-                    {s.stream_id}
-                  </Link>
-                </td>
-                <td class="mono">{s.content_type}</td>
-                <td>
-                  <span class={`chip ${s.status === "Open" ? "ok" : "plain"}`}>{s.status === "Open" ? "open" : "closed"}</span>
-                </td>
-                <td class="num mono" style={{ textAlign: "right" }} title={s.next_offset}>
-                  {formatBytes(s.tail_offset)} <span class="muted">{shortOffset(s.next_offset)}</span>
-                </td>
-                <td title={s.last_write_at_ms ? dateTime(s.last_write_at_ms) : undefined}>{s.last_write_at_ms ? age(s.last_write_at_ms) : <span class="muted">never</span>}</td>
-                <td title={dateTime(s.created_at_ms)}>{age(s.created_at_ms)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {data && data.streams.length === 0 && <div class="empty">{prefix ? `No stream starts with “${prefix}”.` : "This bucket holds no streams."}</div>}
-        {data && (
+      <ListFilters f={view} onChange={(patch) => show(withFilter(view, patch))} />
+      <section class="panel" aria-label="Stream list">
+        {list.error.value && <div class="note bad">Could not list streams: {list.error.value}</div>}
+        <StreamTable bucket={bucket} rows={rows} view={view} onSort={(k) => show(toggleSort(view, k))} onAction={(t, kind) => setAction({ t, kind })} />
+        {total !== null && rows.length === 0 && !list.stopped.value && (
+          <div class="empty">{filtered || view.prefix ? "No stream matches these filters." : "This bucket holds no streams. Create one, or run a lab."}</div>
+        )}
+        {list.stopped.value && (
+          <div class="note info" data-testid="scan-stopped">
+            Looked at {list.scanned.value.toLocaleString("en-US")} streams and found {rows.length === 0 ? "none" : rows.length} matching so far. “Next” scans on from there.
+          </div>
+        )}
+        {total !== null && (
           <div class="body">
-            <Pager listKey={`${bucket}?${prefix}`} after={after} nextCursor={data.next_cursor} hasMore={data.has_more} shown={data.streams.length} total={data.total} />
+            <Pager
+              listKey={`${bucket}?${JSON.stringify({ ...view, after: "" })}`}
+              after={view.after}
+              nextCursor={list.nextCursor.value}
+              hasMore={list.hasMore.value}
+              shown={rows.length}
+              total={filtered ? undefined : total}
+              note={filtered ? `${list.scanned.value.toLocaleString("en-US")} looked at` : undefined}
+            />
           </div>
         )}
       </section>
+      <ActionDialogs t={action?.t ?? null} open={action?.kind ?? null} onClose={() => setAction(null)} />
     </>
   );
 }

@@ -1,11 +1,13 @@
-// Buckets with their stream counts, filtered by prefix and paged; state lives in the URL.
+// Buckets with their stream counts, filtered by prefix and paged; state lives in the URL. A
+// stream created from here (in any bucket, new or not) reloads the list.
 import { useEffect, useMemo } from "preact/hooks";
 import { introspection, type BucketPage, type PageQuery } from "../../api/introspection";
 import { Resource } from "../../state/resource";
-import { ServerSummary } from "./ServerSummary";
-import { links } from "../../state/router";
+import { onStreamChanged } from "../../state/transport";
+import { links, setQuery } from "../../state/router";
+import { CreateStreamButton } from "../operate/CreateStreamDialog";
 import { Link } from "../common/Link";
-import { PrefixFilter } from "./PrefixFilter";
+import { TextFilter } from "./ListFilters";
 import { Pager } from "./Pager";
 
 const PAGE = 100;
@@ -16,12 +18,19 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
   const list = useMemo(() => new Resource<BucketPage, PageQuery>((q, s) => introspection.buckets(q, s)), []);
   useEffect(() => void list.load({ prefix, after, limit: PAGE }), [prefix, after]);
   useEffect(() => () => list.dispose(), []);
+  useEffect(() => onStreamChanged(() => void list.reload()), []);
   const data = list.data.value;
   return (
     <>
       <div class="page-head">
-        <ServerSummary />
-        <PrefixFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" />
+        <div>
+          <h1>Buckets</h1>
+          <div class="sub">{data ? `${data.total.toLocaleString("en-US")} bucket${data.total === 1 ? "" : "s"}${prefix ? ` starting with “${prefix}”` : ""}` : "…"}</div>
+        </div>
+        <div class="actions" style={{ alignItems: "flex-end" }}>
+          <TextFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" width="280px" onChange={(v) => setQuery({ prefix: v, after: undefined })} />
+          <CreateStreamButton />
+        </div>
       </div>
       <section class="panel" aria-labelledby="buckets-title">
         <header>
@@ -52,7 +61,7 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
           </tbody>
         </table>
         {data && data.buckets.length === 0 && (
-          <div class="empty">{prefix ? `No bucket starts with “${prefix}”.` : "No buckets yet. Create a stream with PUT /{bucket}/{stream}, or run a lab."}</div>
+          <div class="empty">{prefix ? `No bucket starts with “${prefix}”.` : "No buckets yet. Create a stream, or make the demo bucket from the start page."}</div>
         )}
         {data && (
           <div class="body">

@@ -5,7 +5,18 @@ import { setQuery } from "../../state/router";
 
 const trails = new Map<string, string[]>();
 
-export function Pager(props: { listKey: string; after: string; nextCursor: string | null; hasMore: boolean; shown: number; total?: number }) {
+/** A sorted list's cursor is `[value, name]`; the name is what a person recognises. */
+function cursorLabel(cursor: string): string {
+  if (!cursor.startsWith("[")) return cursor;
+  try {
+    const v = JSON.parse(cursor) as unknown[];
+    return String(v[1]);
+  } catch {
+    return cursor;
+  }
+}
+
+export function Pager(props: { listKey: string; after: string; nextCursor: string | null; hasMore: boolean; shown: number; total?: number; note?: string }) {
   const trail = trails.get(props.listKey) ?? [];
   const next = () => {
     trails.set(props.listKey, [...trail, props.after]);
@@ -24,8 +35,9 @@ export function Pager(props: { listKey: string; after: string; nextCursor: strin
   return (
     <div class="row pager" role="navigation" aria-label="Pages">
       <span class="muted num">
-        {props.after ? `after “${props.after}” · ` : ""}
+        {props.after ? `after “${cursorLabel(props.after)}” · ` : ""}
         {props.shown} shown{props.total !== undefined ? ` of ${props.total.toLocaleString("en-US")}` : ""}
+        {props.note ? ` · ${props.note}` : ""}
       </span>
       <span class="grow" />
       {trail.length > 0 ? (

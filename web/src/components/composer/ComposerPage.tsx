@@ -11,13 +11,8 @@ import { ExplainerSheet } from "../explainers/ExplainerSheet";
 import { RequestForm } from "./RequestForm";
 import { ResponseInspector } from "./ResponseInspector";
 import { RetryPanel } from "./RetryPanel";
+import { splitTarget } from "./TargetStatus";
 
-/** "/b/s" or "/v1/stream/s" → [bucket, stream] for the introspection API. */
-function splitTarget(path: string): [string, string] | null {
-  const seg = path.split("?")[0]!.split("/").filter(Boolean).map(decodeURIComponent);
-  if (seg[0] === "v1" && seg[1] === "stream" && seg.length === 3) return ["_default", seg[2]!];
-  return seg.length === 2 ? [seg[0]!, seg[1]!] : null;
-}
 
 export function ComposerPage({ query }: { query: URLSearchParams }) {
   const target = query.get("target");

@@ -4,6 +4,15 @@ import type { Method } from "../../api/types";
 import { buildRequest, hasBody, type ComposerModel } from "../../state/composer";
 import { HeaderTable } from "../common/HeaderTable";
 import { GuardFields } from "./GuardFields";
+import { TargetStatus } from "./TargetStatus";
+
+/** Bring the answer into view only if it is not in view already (on a narrow screen it is below the form). */
+function revealResponse(): void {
+  const el = document.getElementById("response");
+  if (!el) return;
+  const r = el.getBoundingClientRect();
+  if (r.top < 0 || r.top > innerHeight - 80) el.scrollIntoView({ block: "start" });
+}
 
 const METHODS: Method[] = ["POST", "PUT", "GET", "HEAD", "DELETE"];
 const TYPES = ["application/json", "text/plain", "application/octet-stream", "application/json; charset=utf-8"];
@@ -20,8 +29,7 @@ export function RequestForm({ model }: { model: ComposerModel }) {
       aria-label="Request"
       onSubmit={(e) => {
         e.preventDefault();
-        // On a narrow screen the answer is below the form: bring it into view.
-        void model.send().then(() => document.getElementById("response")?.scrollIntoView({ block: "nearest" }));
+        void model.send().then(revealResponse);
       }}
     >
       <div class="row" style={{ flexWrap: "nowrap" }}>
@@ -35,6 +43,7 @@ export function RequestForm({ model }: { model: ComposerModel }) {
           {model.sending.value ? "Sending…" : "Send"}
         </button>
       </div>
+      <TargetStatus model={model} />
       {f.method === "GET" && (
         <label class="field">
           <span>Query</span>

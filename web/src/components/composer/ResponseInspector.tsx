@@ -7,6 +7,7 @@ import { clock } from "../../format";
 import { HeaderTable } from "../common/HeaderTable";
 import { OutcomeChip } from "../common/OutcomeChip";
 import { BodyView, SnippetButtons, Snippets } from "../common/ExchangeView";
+import { CauseView } from "../explainers/CauseView";
 
 export function ResponseInspector({ ex }: { ex: Exchange | null }) {
   if (!ex) return <div class="empty">Send a request to see the server's answer here: status, every header, the error code and the timing.</div>;
@@ -33,10 +34,9 @@ export function ResponseInspector({ ex }: { ex: Exchange | null }) {
       <div class="mono request-line">
         {ex.request.method} {ex.request.path}
       </div>
-      {ex.errorMessage && <div class="muted">{ex.errorMessage}</div>}
+      {outcome !== "read" && <CauseView ex={ex} />}
+      {ex.errorMessage && <div class="muted small-line">The server's message: {ex.errorMessage}</div>}
       {ex.bodyCut && <div class="note info">Body below is partial: {ex.bodyCut}. Use the stream page's live tail to follow it.</div>}
-      {ex.errorCode === "STREAM_NOT_FOUND" && ex.request.method !== "PUT" && <div class="note info">No stream at this path. Send a PUT to create it (without Stream-Seq, for a prefix-count stream).</div>}
-      {ex.networkError && <div class="note bad">No response: {ex.networkError}</div>}
       {res && <HeaderTable headers={res.headers} explain={explainingHeaders(ex)} label="Response headers" />}
       {res && ex.request.method !== "HEAD" && res.bodyText && <BodyView text={res.bodyText} label="Response body" />}
       <SnippetButtons ex={ex} />

@@ -1,9 +1,13 @@
-// "Retry from the 409": offered only when the 409 carries Stream-Last-Seq (the only 409 that
-// means another writer committed first). Any other 409 gets an explanation instead.
+// "Retry from the 409": offered only when the 409 carries Stream-Last-Seq, the only 409 a
+// Stream-Seq check gives. It reads on and retries with n + k, which is right when another
+// writer committed first; when this browser's own accepted append stored the value, the commit
+// may already be in the log, and the panel says so before anyone retries it twice.
 import type { ComposerModel } from "../../state/composer";
 import { retryEligible } from "../../state/retry";
 import { classify } from "../../api/outcome";
 import { getHeader } from "../../api/headers";
+import { causeOf } from "../../api/cause";
+import { ownHistory } from "../explainers/CauseView";
 
 export function RetryPanel({ model }: { model: ComposerModel }) {
   const last = model.last.value;
@@ -32,12 +36,18 @@ export function RetryPanel({ model }: { model: ComposerModel }) {
   }
   const lastSeq = getHeader(last.response.headers, "stream-last-seq");
   const next = getHeader(last.response.headers, "stream-next-offset");
+  const own = causeOf(last, ownHistory(last)).causes?.find((c) => c.likely)?.title === "Your own value is stale";
   return (
     <div class="note warn retry" data-testid="retry-panel">
       <div>
-        <strong>Another writer committed first.</strong> Stream-Last-Seq <code>{lastSeq}</code> is the count before its commit; the tail is now{" "}
-        <code>{next}</code>. Read on to the tail, count the new events k, and retry with n + k.
+        <strong>Retry from this 409.</strong> The stream holds Stream-Last-Seq <code>{lastSeq}</code> and its tail is <code>{next}</code>. If another writer committed
+        first, read on to the tail, count the k new events, check your commit against them, and retry with n + k.
       </div>
+      {own && (
+        <div class="error-text" data-testid="own-stale" style={{ marginTop: "6px" }}>
+          This browser's own last accepted append here stored {lastSeq}: your commit may be in the log already. Look for it before retrying, or it is written twice.
+        </div>
+      )}
       {state.kind === "ready" && (
         <div style={{ marginTop: "6px" }}>
           {state.plan.explanation}

@@ -2,6 +2,7 @@
 // greater, byte by byte, next to what a numeric comparison would say.
 import { useState } from "preact/hooks";
 import { compareBytewise, firstDifference, padSeq } from "../../api/streamSeq";
+import { SeedRule } from "./SeedRule";
 
 function Marked({ value, at }: { value: string; at: number }) {
   if (at < 0 || at >= value.length) return <code>"{value}"</code>;
@@ -25,7 +26,8 @@ export function BytewiseExplainer({ initial = ["10", "9"] }: { initial?: [string
     <div class="explainer" data-testid="bytewise-explainer">
       <h3>Bytewise, not numeric</h3>
       <p>
-        The comparison is bytewise, not numeric: "10" sorts before "9". Use fixed-width values, such as a counter zero-padded to 20 digits.
+        The server compares the two values byte by byte from the left, as a dictionary orders words, so "10" comes before "9". Pad numbers with zeros to one
+        width (the console uses 20 digits) and byte order is number order.
       </p>
       <div class="row">
         <label class="field">
@@ -55,6 +57,7 @@ export function BytewiseExplainer({ initial = ["10", "9"] }: { initial?: [string
           </>
         )}
       </p>
+      <SeedRule ids={["seq-bytewise"]} />
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // else makes the server ignore the header), at most 256 bytes.
 import { useState } from "preact/hooks";
 import { byteLength, nonPrintable, SEQ_MAX_BYTES } from "../../api/streamSeq";
+import { SeedRule } from "./SeedRule";
 
 export function AsciiExplainer() {
   const [v, setV] = useState("00000000000000000007é");
@@ -9,13 +10,14 @@ export function AsciiExplainer() {
   return (
     <div class="explainer">
       <h3>Printable ASCII only</h3>
-      <p>Values must be printable ASCII. A header with any other byte is ignored: the append is not checked and nothing is stored.</p>
+      <p>Only printable ASCII counts (space to ~). A value with any other character is ignored: the append goes through unchecked, and nothing is stored.</p>
       <input class="mono" value={v} onInput={(e) => setV(e.currentTarget.value)} aria-label="Value to check" style={{ width: "100%" }} />
       <p style={{ marginTop: "6px" }} class={bad.length ? "error-text" : undefined}>
         {bad.length
           ? `Ignored: ${bad.length} character${bad.length > 1 ? "s" : ""} outside 0x20–0x7E (at ${bad.join(", ")}). The append would go through unchecked.`
           : "Checked: every character is printable ASCII."}
       </p>
+      <SeedRule ids={["seq-ascii"]} />
     </div>
   );
 }
@@ -26,7 +28,7 @@ export function ByteCapExplainer() {
   return (
     <div class="explainer">
       <h3>256-byte cap</h3>
-      <p>A value is at most 256 bytes. A longer one is refused with 400 before anything is compared.</p>
+      <p>At most 256 bytes: a longer value is refused with 400 before anything is compared.</p>
       <input class="mono" value={v} onInput={(e) => setV(e.currentTarget.value)} aria-label="Value to measure" style={{ width: "100%" }} />
       <div class="meter" aria-hidden="true">
         <div style={{ width: `${Math.min(100, (n / SEQ_MAX_BYTES) * 100)}%` }} class={n > SEQ_MAX_BYTES ? "over" : undefined} />
@@ -34,6 +36,7 @@ export function ByteCapExplainer() {
       <p class={n > SEQ_MAX_BYTES ? "error-text" : "muted"}>
         {n} of {SEQ_MAX_BYTES} bytes{n > SEQ_MAX_BYTES ? ": 400 INVALID_STREAM_SEQ" : ""}
       </p>
+      <SeedRule ids={["seq-cap"]} />
     </div>
   );
 }
@@ -43,9 +46,8 @@ export function DedupExplainer() {
     <div class="explainer">
       <h3>Dedup runs before Stream-Seq</h3>
       <p>
-        Producer deduplication runs first. A retry of an append that was already accepted from the same Producer-Id, Producer-Epoch and Producer-Seq is
-        answered as a duplicate, not 409, even though its Stream-Seq is no longer greater than the stored value. An append rejected with 409 uses up no
-        Producer-Seq.
+        The producer check comes first. Retrying an append already accepted with the same Producer-Id, Producer-Epoch and Producer-Seq gets “duplicate”,
+        and nothing is written twice; its Stream-Seq is not compared, so a retry never gets a 409 for its own earlier success. A 409 uses up no Producer-Seq.
       </p>
       <ol class="mini-steps">
         <li>
@@ -55,6 +57,7 @@ export function DedupExplainer() {
           Response lost; the same request again → <span class="chip info">duplicate</span> 204, not 409: the producer check answers first
         </li>
       </ol>
+      <SeedRule ids={["seq-dedup"]} />
     </div>
   );
 }

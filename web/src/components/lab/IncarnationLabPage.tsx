@@ -1,6 +1,7 @@
 // Incarnation lab: a kept token meets a recreated stream.
 import { incarnationLab } from "../../state/app";
 import { ScriptedLabView } from "./ScriptedLabView";
+import { SeedRule } from "../explainers/SeedRule";
 
 export function IncarnationLabPage() {
   const ctx = incarnationLab.view.value;
@@ -28,16 +29,18 @@ export function IncarnationLabPage() {
           <div class="explainer">
             <h3>412 never mixes with the 409s</h3>
             <p>
-              A Stream-Seq or producer conflict is about the same stream; a 412 means the stream you knew is gone. Start over from the new stream: discard derived
-              state, read from its start or bootstrap, and keep the new token.
+              A 409 is about the stream you know; a 412 says it is gone and another one has its URL. Start over from the new one: drop what you derived from the old,
+              read the new one from its start, and keep its token.
             </p>
+            <SeedRule ids={["inc-vs-409"]} />
           </div>
           <div class="explainer">
             <h3>404 stays 404</h3>
             <p>
-              A request that would answer 404 (or, for a read, 410 or 416) without the header still does. A PUT with the header for a missing stream answers 412 and
-              creates nothing. Without the header nothing changes.
+              The token never turns a missing stream into a 412 (nor a read's 410 or 416), with one exception: a PUT carrying a token for a missing stream answers 412
+              and creates nothing. Without the token nothing changes.
             </p>
+            <SeedRule ids={["inc-404", "inc-none"]} />
           </div>
         </aside>
       </div>

@@ -4,6 +4,7 @@ import { FACTS, PRODUCER_ID } from "../../state/outboxLab";
 import { ScriptedLabView } from "./ScriptedLabView";
 import { DedupExplainer } from "../explainers/SeqRulesExplainer";
 import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
+import { SeedRule } from "../explainers/SeedRule";
 
 export function OutboxLabPage() {
   const ctx = outboxLab.view.value;
@@ -34,14 +35,16 @@ export function OutboxLabPage() {
           <div class="explainer">
             <h3>Only a 409 with Stream-Last-Seq means “already published”</h3>
             <p>
-              If the new owner republishes a fact the old owner already published, the Stream-Seq check answers 409 with Stream-Last-Seq, which here means “already
-              published”: go on to the next fact with the same Producer-Seq, or to the first fact after Stream-Last-Seq. Only a 409 with Stream-Last-Seq means
-              that. Any other 409 is an error, and skipping on it would lose facts.
+              When the new owner republishes a fact that is already on the stream, the Stream-Seq check answers 409 with Stream-Last-Seq: the fact is there, so go
+              on to the next one with the same Producer-Seq, or straight to the first after Stream-Last-Seq. Any other 409 is an error: skipping on it would lose a
+              fact.
             </p>
+            <SeedRule ids={["outbox-3"]} />
           </div>
           <div class="explainer">
             <h3>Gaps are forever</h3>
-            <p>A fact skipped once can never be appended later, because its number is no longer greater than the stored value.</p>
+            <p>A fact skipped once can never be appended later: its number is no longer greater than the stored one. If the source lost a fact, publish a marker that tells readers to resynchronize.</p>
+            <SeedRule ids={["outbox-5"]} />
           </div>
           <DedupExplainer />
           <BytewiseExplainer initial={["10", "9"]} />

@@ -1,6 +1,7 @@
 // Race lab settings (writers, commits, events per commit), the pitfall toggles with their
 // rules, and the run buttons.
 import { PITFALLS } from "./pitfalls";
+import { SeedRule } from "../explainers/SeedRule";
 import { WRITER_NAMES } from "../../state/raceLab";
 import type { RaceRunner } from "../../state/raceRunner";
 
@@ -13,7 +14,7 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
       <div class="row">
         <label class="toggle-row">
           <span class="muted">writers</span>
-          <select value={cfg.writers} disabled={busy} onChange={(e) => lab.updateConfig({ writers: Number(e.currentTarget.value) })}>
+          <select aria-label="writers" value={cfg.writers} disabled={busy} onChange={(e) => lab.updateConfig({ writers: Number(e.currentTarget.value) })}>
             {[2, 3, 4].map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -23,7 +24,7 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
         </label>
         <label class="toggle-row">
           <span class="muted">commits each</span>
-          <select value={cfg.commitsPerWriter} disabled={busy} onChange={(e) => lab.updateConfig({ commitsPerWriter: Number(e.currentTarget.value) })}>
+          <select aria-label="commits each" value={cfg.commitsPerWriter} disabled={busy} onChange={(e) => lab.updateConfig({ commitsPerWriter: Number(e.currentTarget.value) })}>
             {[1, 2, 3, 5].map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -52,14 +53,22 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
       <fieldset class="pitfalls" disabled={busy}>
         <legend>Pitfalls</legend>
         {PITFALLS.map((p) => (
-          <label key={p.key} class={`pitfall ${cfg.pitfalls[p.key] ? "on" : ""}`}>
-            <input type="checkbox" checked={cfg.pitfalls[p.key]} onChange={(e) => lab.updateConfig({ pitfalls: { ...cfg.pitfalls, [p.key]: e.currentTarget.checked } })} />
+          <div key={p.key} class={`pitfall ${cfg.pitfalls[p.key] ? "on" : ""}`}>
+            <input
+              type="checkbox"
+              id={`pitfall-${p.key}`}
+              checked={cfg.pitfalls[p.key]}
+              onChange={(e) => lab.updateConfig({ pitfalls: { ...cfg.pitfalls, [p.key]: e.currentTarget.checked } })}
+            />
             <span>
-              <strong>{p.title}</strong>
-              <span class="rule">{p.rule}</span>
+              <label for={`pitfall-${p.key}`}>
+                <strong>{p.title}</strong>
+                <span class="rule">{p.rule}</span>
+              </label>
               {cfg.pitfalls[p.key] && <span class="shows">{p.shows}</span>}
+              <SeedRule ids={p.seed} label="The seed's rule" />
             </span>
-          </label>
+          </div>
         ))}
       </fieldset>
       <div class="row">

@@ -6,7 +6,7 @@ import { Link } from "../common/Link";
 import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
 import { DedupExplainer } from "../explainers/SeqRulesExplainer";
 import { RaceControls } from "./RaceControls";
-import { RaceLane } from "./RaceLane";
+import { Swimlane } from "./Swimlane";
 import { VerdictPanel } from "./VerdictPanel";
 
 export function RaceLabPage() {
@@ -22,7 +22,7 @@ export function RaceLabPage() {
           </div>
         </div>
       </div>
-      <div class="lab-layout">
+      <div class="lab-layout race">
         <div class="stack">
           <Panel title="Setup">
             <RaceControls lab={raceLab} />
@@ -34,15 +34,7 @@ export function RaceLabPage() {
               {raceLab.config.value.pitfalls.seedingPut ? " — created by a PUT with Stream-Seq (seeding pitfall)" : " — created by a PUT without Stream-Seq"}
             </div>
           )}
-          {st ? (
-            <div class="lanes" style={{ gridTemplateColumns: `repeat(${st.writers.length}, minmax(0, 1fr))` }}>
-              {st.writers.map((_w, i) => (
-                <RaceLane key={i} lab={raceLab} index={i} />
-              ))}
-            </div>
-          ) : (
-            <div class="empty panel">Press Step to create a fresh stream and let writer A make its first read.</div>
-          )}
+          {st ? <Swimlane lab={raceLab} /> : <div class="empty panel">Press Step to create a fresh stream and let writer A make its first read.</div>}
           <VerdictPanel verdict={raceLab.verdict.value} />
         </div>
         <aside class="stack lab-aside" aria-label="Explainers">

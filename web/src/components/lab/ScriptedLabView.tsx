@@ -1,5 +1,6 @@
 // A scripted lab as a numbered list: done steps show the answer and what it means, the
-// current step has the Step button, later steps are listed so the plot is visible up front.
+// current step is marked, and every later step is named with what it will do, so the whole plot
+// is readable before the first click.
 import type { ScriptedLab, StepRecord } from "../../state/scriptedLab";
 import { classify, OUTCOME_LABEL } from "../../api/outcome";
 import { explainingHeaders } from "../../api/explain";
@@ -88,8 +89,8 @@ export function ScriptedLabView<C>({ lab, label }: { lab: ScriptedLab<C>; label:
             <span class="n">{cursor + j + 1}</span>
             <div>
               <div class="actor">{s.actor}</div>
-              <strong>{j === 0 ? lab.titleOf(cursor) : typeof s.title === "string" ? s.title : `${s.actor}: next step`}</strong>
-              {j === 0 && s.explain && <div class="explain">{s.explain}</div>}
+              <strong>{s.title}</strong>
+              {s.explain && <div class="explain">{s.explain}</div>}
             </div>
           </li>
         ))}

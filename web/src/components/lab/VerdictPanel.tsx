@@ -6,7 +6,7 @@ export function VerdictPanel({ verdict }: { verdict: Verdict | null }) {
   if (!verdict) {
     return (
       <Panel title="Verdict">
-        <p class="muted">When every writer is done, the lab reads the whole log and checks each commit: its Stream-Seq must equal the events before it.</p>
+        <p class="muted">When every writer is done, the lab reads the whole log and checks each commit: its writer must have read every event before it, and its Stream-Seq must equal that number.</p>
       </Panel>
     );
   }
@@ -23,6 +23,7 @@ export function VerdictPanel({ verdict }: { verdict: Verdict | null }) {
               <th>Writer</th>
               <th>Stream-Seq</th>
               <th style={{ textAlign: "right" }}>Events before</th>
+              <th style={{ textAlign: "right" }}>Writer had read</th>
               <th style={{ textAlign: "right" }}>Size</th>
               <th>Check</th>
             </tr>
@@ -32,9 +33,12 @@ export function VerdictPanel({ verdict }: { verdict: Verdict | null }) {
               <tr key={i} class={c.ok ? undefined : "bad-row"}>
                 <td class="num">{i + 1}</td>
                 <td>{c.writer}</td>
-                <td class="mono">{c.seq}</td>
+                <td class="mono nowrap">{c.seq}</td>
                 <td class="num" style={{ textAlign: "right" }}>
                   {c.before}
+                </td>
+                <td class="num" style={{ textAlign: "right" }}>
+                  {c.read}
                 </td>
                 <td class="num" style={{ textAlign: "right" }}>
                   {c.size}

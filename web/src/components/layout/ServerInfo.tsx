@@ -3,21 +3,25 @@ import { useEffect, useMemo } from "preact/hooks";
 import { introspection, type ServerInfo as Info } from "../../api/introspection";
 import { Resource } from "../../state/resource";
 import { count, duration } from "../../format";
+import { onStreamChanged } from "../../state/transport";
 
 export function ServerInfo() {
   const info = useMemo(() => new Resource<Info, null>((_q, s) => introspection.info(s)), []);
   useEffect(() => {
     void info.load(null);
     const t = setInterval(() => void info.reload(), 5000);
+    // Counts change with this console's own creates and deletes: show them now, not in 5 s.
+    const off = onStreamChanged(() => void info.reload());
     return () => {
       clearInterval(t);
+      off();
       info.dispose();
     };
   }, [info]);
   const d = info.data.value;
   return (
     <section class="server-info" aria-label="Server">
-      <strong>Server</strong>
+      <strong>This server</strong>
       {info.error.value && <div class="error-text">unreachable: {info.error.value.message}</div>}
       {d && (
         <dl>

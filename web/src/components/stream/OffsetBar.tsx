@@ -1,13 +1,23 @@
 // The stream's byte range drawn to scale: 0 at the left, the tail at the right, with the
-// trimmed (retained-from) part, the window the viewer shows, and where the live tail reader
-// is. Tick labels are byte positions, so the proportions can be read off directly.
+// trimmed (retained-from) part, the bytes a fork inherited from its source, the offsets its own
+// forks start at, the window the viewer shows, and where the live tail reader is. Tick labels
+// are byte positions, so the proportions can be read off directly.
 import { formatBytes } from "../../api/offsets";
+
+export interface ForkMark {
+  position: number;
+  label: string;
+}
 
 interface Props {
   tail: number;
   retained: number;
   window?: { from: number; to: number };
   reader?: number;
+  /** This stream is a fork: the bytes below this position came from its source. */
+  inherited?: number;
+  /** Where this stream's forks start. */
+  forks?: ForkMark[];
 }
 
 function niceStep(max: number): number {
@@ -17,19 +27,23 @@ function niceStep(max: number): number {
   return (n < 1.5 ? 1 : n < 3.5 ? 2.5 : n < 7.5 ? 5 : 10) * mag;
 }
 
-export function OffsetBar({ tail, retained, window, reader }: Props) {
+export function OffsetBar({ tail, retained, window, reader, inherited, forks = [] }: Props) {
   if (tail === 0) return <div class="offset-bar-empty muted">Empty stream: the tail is at byte 0.</div>;
   const pct = (n: number) => `${Math.min(100, Math.max(0, (n / tail) * 100))}%`;
   const step = niceStep(tail);
   const ticks: number[] = [];
   // Stop short of the tail so the last tick label never overlaps the tail label.
   for (let t = 0; t < tail * 0.8; t += step) ticks.push(t);
-  const label = `Bytes 0 to ${tail}${retained ? `, trimmed below ${retained}` : ""}${window ? `, viewer shows ${window.from} to ${window.to}` : ""}${reader !== undefined ? `, live tail at ${reader}` : ""}`;
+  const label = `Bytes 0 to ${tail}${retained ? `, trimmed below ${retained}` : ""}${inherited ? `, inherited from the source below ${inherited}` : ""}${forks.length ? `, forks at ${forks.map((f) => f.position).join(", ")}` : ""}${window ? `, viewer shows ${window.from} to ${window.to}` : ""}${reader !== undefined ? `, live tail at ${reader}` : ""}`;
   return (
     <div class="offset-bar" role="img" aria-label={label}>
       <div class="track">
         {retained > 0 && <div class="seg trimmed" style={{ width: pct(retained) }} title={`trimmed: below ${retained}`} />}
         <div class="seg data" style={{ left: pct(retained), width: `calc(${pct(tail)} - ${pct(retained)})` }} />
+        {inherited !== undefined && inherited > 0 && <div class="seg inherited" style={{ left: 0, width: pct(inherited) }} title={`inherited from the source: below ${inherited}`} />}
+        {forks.map((f) => (
+          <div key={`${f.label}@${f.position}`} class="marker fork" style={{ left: pct(f.position) }} title={`${f.label} forks here, at ${f.position}`} data-fork-at={f.position} />
+        ))}
         {window && window.to >= window.from && (
           <div class="seg window" style={{ left: pct(window.from), width: `max(3px, calc(${pct(window.to)} - ${pct(window.from)}))` }} title={`viewer: ${window.from}–${window.to}`} />
         )}
@@ -59,6 +73,12 @@ export function OffsetBar({ tail, retained, window, reader }: Props) {
             </dd>
           </>
         )}
+        {forks.length > 0 && (
+          <>
+            <dt>forks</dt>
+            <dd data-testid="fork-marks">{forks.map((f) => `${f.label} at ${f.position.toLocaleString("en-US")}`).join(" · ")}</dd>
+          </>
+        )}
         {reader !== undefined && (
           <>
             <dt>live tail</dt>
@@ -73,6 +93,16 @@ export function OffsetBar({ tail, retained, window, reader }: Props) {
         {retained > 0 && (
           <span>
             <i class="sw trimmed" /> trimmed
+          </span>
+        )}
+        {inherited !== undefined && inherited > 0 && (
+          <span>
+            <i class="sw inherited" /> inherited from the source
+          </span>
+        )}
+        {forks.length > 0 && (
+          <span>
+            <i class="sw fork" /> fork offset{forks.length > 1 ? "s" : ""}
           </span>
         )}
         {window && (

@@ -1,16 +1,22 @@
-// The stream's state as the server reports it. Each value carries data-field so tests can
-// compare it with what HEAD and the protocol headers say.
+// The stream's state as the server reports it, in three groups of equal weight (the guards,
+// the data, the lifetime), so no row is left half empty at any width. Each value carries
+// data-field so tests can compare it with what HEAD and the protocol headers say. The data
+// group has room for what retention and snapshots will report.
 import type { ComponentChildren } from "preact";
 import type { StreamDetail } from "../../api/introspection";
 import { formatBytes, offsetPosition } from "../../api/offsets";
 import { age, dateTime } from "../../format";
+import { Padded } from "../browse/StreamTable";
 
-function Fact({ label, field, children, sub }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren }) {
+/** `token`: an offset or token that must stay on one line. */
+function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
   return (
     <div class="fact">
       <dt>{label}</dt>
       <dd>
-        <span data-field={field}>{children}</span>
+        <span data-field={field} class={token ? "nowrap token" : undefined}>
+          {children}
+        </span>
         {sub && <span class="sub">{sub}</span>}
       </dd>
     </div>
@@ -25,47 +31,60 @@ function lifetime(d: StreamDetail): { text: string; sub?: string } {
   return { text: "none", sub: "lives until deleted" };
 }
 
+function Group({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="fact-group" aria-label={title}>
+      <h3>{title}</h3>
+      <dl>{children}</dl>
+    </section>
+  );
+}
+
 export function StreamFacts({ d }: { d: StreamDetail }) {
   const life = lifetime(d);
   const retained = offsetPosition(d.retained_offset) ?? 0;
   return (
-    <dl class="facts" style={{ margin: 0 }}>
-      <Fact label="Content type" field="content_type">
-        {d.content_type}
-      </Fact>
-      <Fact label="Tail offset (Stream-Next-Offset)" field="next_offset" sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
-        {d.next_offset}
-      </Fact>
-      <Fact label="Messages" field="message_count">
-        {d.message_count.toLocaleString("en-US")}
-      </Fact>
-      <Fact
-        label="State"
-        field="closed"
-        sub={d.closed && d.closed_by ? `closed by ${d.closed_by.producer_id} (epoch ${d.closed_by.epoch}, seq ${d.closed_by.seq})` : d.closed ? "appends answer 409 STREAM_CLOSED" : "accepting appends"}
-      >
-        {d.closed ? "closed" : "open"}
-      </Fact>
-      <Fact label="TTL / expiry" field="lifetime" sub={life.sub}>
-        {life.text}
-      </Fact>
-      <Fact label="Last accepted Stream-Seq" field="last_stream_seq" sub={d.last_stream_seq === null ? "no Stream-Seq accepted yet: any value will be" : "the next must be bytewise greater"}>
-        {d.last_stream_seq ?? "none"}
-      </Fact>
-      <Fact label="Incarnation (Stream-Incarnation)" field="incarnation" sub={`created ${dateTime(d.created_at_ms)}`}>
-        {d.incarnation}
-      </Fact>
-      <Fact label="Last write" field="last_write" sub={d.last_write_at_ms ? dateTime(d.last_write_at_ms) : undefined}>
-        {d.last_write_at_ms ? age(d.last_write_at_ms) : "never"}
-      </Fact>
-      <Fact label="Retained from" field="retained_offset" sub={retained > 0 ? `${formatBytes(retained)} trimmed by retention` : "nothing trimmed: offset=-1 reads from byte 0"}>
-        {d.retained_offset}
-      </Fact>
-      {d.fork && (
-        <Fact label="Forked from" field="fork" sub={`at ${d.fork.offset}`}>
-          {d.fork.source}
+    <div class="fact-groups">
+      <Group title="Write guards">
+        <Fact label="Last accepted Stream-Seq" field="last_stream_seq" sub={d.last_stream_seq === null ? "none accepted yet: any value will be" : "the next must be bytewise greater"}>
+          {d.last_stream_seq === null ? "none" : <Padded value={d.last_stream_seq} />}
         </Fact>
-      )}
-    </dl>
+        <Fact label="Incarnation (Stream-Incarnation)" field="incarnation" token sub={`created ${dateTime(d.created_at_ms)}`}>
+          {d.incarnation}
+        </Fact>
+        <Fact
+          label="State"
+          field="closed"
+          sub={d.closed && d.closed_by ? `closed by ${d.closed_by.producer_id} (epoch ${d.closed_by.epoch}, seq ${d.closed_by.seq})` : d.closed ? "appends answer 409 STREAM_CLOSED" : "accepting appends"}
+        >
+          {d.closed ? "closed" : "open"}
+        </Fact>
+      </Group>
+      <Group title="Data">
+        <Fact label="Content type" field="content_type">
+          {d.content_type}
+        </Fact>
+        <Fact label="Tail offset (Stream-Next-Offset)" field="next_offset" token sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
+          {d.next_offset}
+        </Fact>
+        <Fact label="Messages" field="message_count">
+          {d.message_count.toLocaleString("en-US")}
+        </Fact>
+        <Fact label="Retained from" field="retained_offset" token sub={retained > 0 ? `${formatBytes(retained)} trimmed by retention` : "nothing trimmed: offset=-1 reads from byte 0"}>
+          {d.retained_offset}
+        </Fact>
+      </Group>
+      <Group title="Lifetime">
+        <Fact label="TTL / expiry" field="lifetime" sub={life.sub}>
+          {life.text}
+        </Fact>
+        <Fact label="Last write" field="last_write" sub={d.last_write_at_ms ? dateTime(d.last_write_at_ms) : undefined}>
+          {d.last_write_at_ms ? age(d.last_write_at_ms) : "never"}
+        </Fact>
+        <Fact label="Forked from" field="fork" sub={d.fork ? `at ${d.fork.offset}` : "not a fork"}>
+          {d.fork ? d.fork.source : "—"}
+        </Fact>
+      </Group>
+    </div>
   );
 }

@@ -1,26 +1,31 @@
-// One stream: its state, byte range, append rate, producers, and its messages (paged viewer
-// or live tail). Re-reads itself every second and right after any write this console sends.
+// One stream: its guards and state, its byte range with its forks, append rate, fork family,
+// producers, and its messages (viewer with search, seek and export, or the live tail); append,
+// close and delete from the header. Re-reads itself every second and right after any write this
+// console sends to it, so no panel shows what was true before a write.
 import { useEffect, useMemo, useRef } from "preact/hooks";
-import type { StreamDetail } from "../../api/introspection";
+import { introspection, type ForkNode, type ForkTree as Tree, type StreamDetail } from "../../api/introspection";
 import { contentKind } from "../../api/contentKind";
 import { count } from "../../format";
 import { offsetPosition } from "../../api/offsets";
 import { readSse } from "../../api/sse";
 import { StreamPageModel } from "../../state/streamPage";
-import { ViewerModel } from "../../state/viewer";
+import { MessageWindow } from "../../state/messageWindow";
+import { SearchModel } from "../../state/search";
+import { streamReader } from "../../state/streamReader";
+import { Resource } from "../../state/resource";
 import { browserTailDeps, TailModel } from "../../state/tail";
-import { links, setQuery } from "../../state/router";
-import { onStreamChanged, recorded } from "../../state/transport";
+import { links, navigate, setQuery } from "../../state/router";
+import { onStreamChanged } from "../../state/transport";
 import { Link } from "../common/Link";
 import { Panel } from "../common/Panel";
+import { StreamActions } from "../operate/StreamActions";
 import { StreamFacts } from "./StreamFacts";
-import { OffsetBar } from "./OffsetBar";
+import { OffsetBar, type ForkMark } from "./OffsetBar";
 import { Sparkline } from "./Sparkline";
 import { ProducersTable } from "./ProducersTable";
-import { MessageViewer } from "./MessageViewer";
+import { MessageBrowser } from "./MessageBrowser";
 import { LiveTail } from "./LiveTail";
-
-const viewerTransport = recorded("viewer");
+import { ForkTree } from "./ForkTree";
 
 export function StreamPage({ bucket, stream, query }: { bucket: string; stream: string; query: URLSearchParams }) {
   const model = useMemo(() => new StreamPageModel(bucket, stream), [bucket, stream]);
@@ -44,20 +49,31 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
             <span class="sep">/</span>
           </div>
           <h1 class="mono" style={{ overflowWrap: "anywhere" }}>
-            {stream}
+            {stream} {d && <span class={`chip ${d.closed ? "plain" : "ok"}`}>{d.closed ? "closed" : "open"}</span>}
           </h1>
           <div class="sub mono">{model.path}</div>
         </div>
         <div class="actions">
-          {d && <span class={`chip ${d.closed ? "plain" : "ok"}`}>{d.closed ? "closed" : "open"}</span>}
+          {d && (
+            <StreamActions
+              t={{ stream, path: d.path, contentType: d.content_type, incarnation: d.incarnation, closed: d.closed, messageCount: d.message_count, lastSeq: d.last_stream_seq }}
+              gone={err?.status === 404}
+              onDeleted={() => void model.refresh()}
+            />
+          )}
           <Link href={links.compose(model.path)} class="button-link">
-            Compose a request →
+            Composer →
           </Link>
         </div>
       </div>
       {err && (
         <div class="note bad" role="alert" style={{ marginBottom: "12px" }}>
-          {err.status === 404 ? `This stream does not exist (404 ${err.code ?? ""}). It may have been deleted or expired${d ? "; the values below are the last ones seen." : "."}` : `Could not load the stream: ${err.message}`}
+          {err.status === 404 ? `This stream does not exist (404 ${err.code ?? ""}). It may have been deleted or expired${d ? "; the values below are the last ones seen." : "."}` : `Could not load the stream: ${err.message}`}{" "}
+          {err.status === 404 && (
+            <button type="button" class="link" onClick={() => navigate(links.bucket(bucket))}>
+              Back to {bucket}
+            </button>
+          )}
         </div>
       )}
       {recreated && (
@@ -65,24 +81,57 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
           This stream was deleted and recreated while you watched: incarnation {firstIncarnation.current} → {d!.incarnation}. Offsets and producer state from before do not apply.
         </div>
       )}
-      {d && <StreamBody d={d} model={model} query={query} />}
+      {d && <StreamBody key={d.incarnation} d={d} model={model} query={query} />}
     </>
   );
 }
 
+function findNode(n: ForkNode, path: string): ForkNode | undefined {
+  if (n.path === path) return n;
+  for (const c of n.children) {
+    const f = findNode(c, path);
+    if (f) return f;
+  }
+  return undefined;
+}
+
 function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageModel; query: URLSearchParams }) {
   const kind = contentKind(d.content_type);
-  const viewer = useMemo(() => new ViewerModel(viewerTransport, d.path, kind), [d.path, kind, d.incarnation]);
+  const read = useMemo(() => streamReader(d.path, kind, d.incarnation), [d.path, kind, d.incarnation]);
+  const w = useMemo(
+    () => new MessageWindow({ index: (at, limit, signal) => introspection.messages(d.bucket_id, d.stream_id, at, limit, signal), read }, kind),
+    [d.path, kind, d.incarnation],
+  );
+  const search = useMemo(() => new SearchModel((q, signal) => introspection.search(d.bucket_id, d.stream_id, q, signal)), [d.path, d.incarnation]);
+  const forks = useMemo(() => new Resource<Tree, null>((_q, s) => introspection.forks(d.bucket_id, d.stream_id, s)), [d.path, d.incarnation]);
   const tail = useMemo(() => new TailModel(kind, browserTailDeps(d.path, readSse)), [d.path, kind]);
-  useEffect(() => () => tail.stop(), [tail]);
+  useEffect(() => () => (tail.stop(), w.dispose(), search.stop(), forks.dispose()), [tail, w, search, forks]);
   // Data arriving on the tail means the stream changed: re-read its state now.
   useEffect(() => tail.received.subscribe((n) => n > 0 && model.nudge()), [tail, model]);
-  // A write from this console to this stream: if the viewer shows the tail, show the new data.
-  useEffect(() => onStreamChanged((path) => path === d.path && viewer.page.value?.upToDate && void viewer.reload()), [viewer, d.path]);
+  // A write from this console: to this stream, the viewer shows what was appended; to any
+  // stream, the fork family may have changed (a fork is a PUT to another path).
+  useEffect(
+    () =>
+      onStreamChanged((path) => {
+        if (path === d.path) void w.refreshEnd();
+        void forks.reload();
+      }),
+    [w, forks, d.path],
+  );
+  useEffect(() => {
+    void forks.load(null);
+    const t = setInterval(() => document.visibilityState === "visible" && void forks.reload(), 5000);
+    return () => clearInterval(t);
+  }, [forks]);
+  // The viewer follows the tail when it shows the end and the stream grew.
+  useEffect(() => void w.refreshEnd(), [d.tail_offset]);
   const tab = query.get("tab") === "tail" ? "tail" : "messages";
-  const page = viewer.page.value;
-  const win = page && page.fromPosition !== undefined ? { from: page.fromPosition, to: offsetPosition(page.to) ?? page.fromPosition } : undefined;
+  const rows = w.rows.value;
+  const win = rows.length ? { from: rows[0]!.offset, to: rows[rows.length - 1]!.offset + rows[rows.length - 1]!.size } : undefined;
   const readerPos = tail.running ? offsetPosition(tail.nextOffset.value) : undefined;
+  const tree = forks.data.value;
+  const self = tree ? findNode(tree.root, d.path) : undefined;
+  const marks: ForkMark[] = (self?.children ?? []).map((c) => ({ position: c.fork_position ?? 0, label: c.stream_id }));
   return (
     <div class="stack">
       <Panel title="State" flush>
@@ -90,15 +139,20 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
       </Panel>
       <div class="stream-mid">
         <Panel title="Offsets">
-          <OffsetBar tail={d.tail_offset} retained={offsetPosition(d.retained_offset) ?? 0} window={win} reader={readerPos} />
+          <OffsetBar tail={d.tail_offset} retained={offsetPosition(d.retained_offset) ?? 0} window={win} reader={readerPos} inherited={d.fork ? (offsetPosition(d.fork.offset) ?? 0) : undefined} forks={marks} />
         </Panel>
         <Panel title="Append rate">
           <Sparkline points={model.rate.value} />
         </Panel>
       </div>
-      <Panel title={`Producers (${count(d.producers.length)} of at most ${count(d.producer_limits.max_per_stream)})`} flush>
-        <ProducersTable d={d} />
-      </Panel>
+      <div class="stream-lower">
+        <Panel title={`Forks${tree && tree.nodes > 1 ? ` (${tree.nodes - 1} in the family)` : ""}`} id="forks">
+          {tree ? <ForkTree tree={tree} self={d.path} bucket={d.bucket_id} /> : forks.error.value ? <p class="error-text">{forks.error.value.message}</p> : <p class="muted">…</p>}
+        </Panel>
+        <Panel title={`Producers (${count(d.producers.length)} of at most ${count(d.producer_limits.max_per_stream)})`} flush>
+          <ProducersTable d={d} />
+        </Panel>
+      </div>
       <section class="panel" aria-label="Messages">
         <header>
           <div
@@ -122,12 +176,9 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
           </div>
         </header>
         <div class="body" id="panel-messages" role="tabpanel" aria-labelledby="tab-messages" hidden={tab !== "messages"}>
-          <MessageViewer
-            viewer={viewer}
-            from={query.get("from") ?? "oldest"}
-            as={query.get("as")}
-            linkFor={(token) => links.stream(d.bucket_id, d.stream_id, { from: token, as: query.get("as") ?? undefined })}
-          />
+          {tab === "messages" && (
+            <MessageBrowser w={w} search={search} d={d} query={query} read={read} linkFor={(token) => links.stream(d.bucket_id, d.stream_id, { from: token, as: query.get("as") ?? undefined })} />
+          )}
         </div>
         <div class="body" id="panel-tail" role="tabpanel" aria-labelledby="tab-tail" hidden={tab !== "tail"}>
           <LiveTail tail={tail} kind={kind} />

@@ -4,6 +4,7 @@ import { getHeader } from "../../api/headers";
 import { clock } from "../../format";
 import { OutcomeChip } from "../common/OutcomeChip";
 import { ExchangeView } from "../common/ExchangeView";
+import { CauseView } from "../explainers/CauseView";
 
 function keyHeaders(a: Attempt): string {
   const ex = a.exchange;
@@ -32,7 +33,8 @@ export function AttemptRow({ a, open, onToggle }: { a: Attempt; open: boolean; o
         <span class="chip plain src">{a.source}</span>
       </button>
       {open && (
-        <div class="attempt-detail">
+        <div class="attempt-detail stack">
+          {a.outcome !== "read" && <CauseView ex={ex} />}
           <ExchangeView ex={ex} />
         </div>
       )}

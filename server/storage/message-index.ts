@@ -1,0 +1,102 @@
+// Where a stream's messages start, how long each is and when its append committed: what the
+// console's message viewer pages through, and how it seeks by time. Read-only, and O(page): one
+// seek into `msg_index` (stream, start), plus the stream's log rows the index does not hold yet
+// (written in the last ~100 ms, message-log.ts), which are few.
+//
+// Seeking by time bisects the byte range: `at_ms` never decreases along a stream because appends
+// commit in order and each row carries its commit's clock reading, so the first message at or
+// after a time is found in O(log tail) index seeks. Messages a fork copied from its source carry
+// no time (NULL); they all come before the fork's own, so they count as older than any time.
+
+import type { Database, Statement } from "bun:sqlite";
+import type { MessageIndexPage, MessageMeta } from "../introspection-api";
+import type { StreamState } from "../protocol/state";
+
+export type IndexPosition = { from: number } | { before: number } | { atMs: number };
+
+interface MetaRow {
+  offset: number;
+  size: number;
+  at_ms: number | null;
+}
+
+export class MessageIndex {
+  private readonly forward: Statement<MetaRow>;
+  private readonly backward: Statement<MetaRow>;
+  private readonly firstFrom: Statement<{ offset: number; at_ms: number | null }>;
+  private readonly unindexed: Statement<MetaRow>;
+  private readonly indexedUpTo: Statement<{ value: string }>;
+
+  constructor(db: Database) {
+    const row = "i.start AS offset, length(m.data) AS size, m.at_ms AS at_ms FROM msg_index i JOIN msgs m ON m.id = i.msg_id";
+    // From the message holding `from` (a byte stream's append can be read from inside).
+    this.forward = db.prepare(
+      `SELECT ${row} WHERE i.stream_id = ?1 AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0)
+       ORDER BY i.start LIMIT ?3`,
+    );
+    this.backward = db.prepare(`SELECT ${row} WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT ?`);
+    this.firstFrom = db.prepare(
+      "SELECT i.start AS offset, m.at_ms AS at_ms FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start LIMIT 1",
+    );
+    this.unindexed = db.prepare("SELECT start AS offset, length(data) AS size, at_ms FROM msgs WHERE id > ? AND stream_id = ? ORDER BY id");
+    this.indexedUpTo = db.prepare("SELECT value FROM meta WHERE key = 'indexed_upto'");
+  }
+
+  page(state: StreamState, at: IndexPosition, limit: number): MessageIndexPage {
+    const recent = this.recent(state);
+    // Rows committed but not yet durable are in the table already; readers see only durable ones.
+    const durable = (m: MetaRow) => m.offset < state.tail;
+    let messages: MessageMeta[];
+    let edge: number;
+    if ("before" in at) {
+      edge = Math.min(at.before, state.tail);
+      const mine = recent.filter((m) => m.offset < edge).slice(-limit);
+      const below = mine[0]?.offset ?? edge;
+      const older = mine.length < limit ? this.backward.all(state.id, below, limit - mine.length).reverse() : [];
+      messages = [...older, ...mine];
+    } else {
+      edge = Math.min("from" in at ? at.from : this.firstAt(state, at.atMs, recent), state.tail);
+      const indexed = this.forward.all(state.id, edge, limit).filter(durable);
+      const past = indexed.length ? indexed[indexed.length - 1]!.offset : -1;
+      messages = [...indexed, ...recent.filter((m) => m.offset > past)].filter((m) => m.offset + m.size > edge).slice(0, limit);
+    }
+    const first = messages[0];
+    const last = messages[messages.length - 1];
+    const streamStart = this.next(state, 0, recent)?.offset ?? state.tail;
+    return {
+      messages,
+      tail_offset: state.tail,
+      has_before: (first ? first.offset : edge) > streamStart,
+      has_after: (last ? last.offset + last.size : edge) < state.tail,
+    };
+  }
+
+  /** The first durable message starting at or after byte `x`. */
+  private next(state: StreamState, x: number, recent: MetaRow[]): { offset: number; at_ms: number | null } | undefined {
+    const m = this.firstFrom.get(state.id, x) ?? recent.find((r) => r.offset >= x);
+    return m && m.offset < state.tail ? m : undefined;
+  }
+
+  /** The start of the first message appended at or after `atMs`, or the tail if there is none. */
+  firstAt(state: StreamState, atMs: number, recent = this.recent(state)): number {
+    // reached(x): the first message at or after byte x is at or after the time (or there is none).
+    const reached = (x: number) => {
+      const m = this.next(state, x, recent);
+      return m === undefined || (m.at_ms ?? -Infinity) >= atMs;
+    };
+    let lo = 0;
+    let hi = state.tail;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (reached(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return this.next(state, lo, recent)?.offset ?? state.tail;
+  }
+
+  /** The stream's durable log rows that `msg_index` does not hold yet, in offset order. */
+  private recent(state: StreamState): MetaRow[] {
+    const upTo = Number(this.indexedUpTo.get()?.value ?? 0);
+    return this.unindexed.all(upTo, state.id).filter((m) => m.offset < state.tail);
+  }
+}

@@ -1,0 +1,194 @@
+// The start page: what each write guard protects against, in a few plain sentences, with one
+// lab each; and this server, with a one-click demo bucket so every guard has something to show.
+import { useEffect, useMemo } from "preact/hooks";
+import { introspection, type BucketPage, type ServerInfo } from "../../api/introspection";
+import { Resource } from "../../state/resource";
+import { demoRun, startDemo } from "../../state/app";
+import { DEMO_STREAMS } from "../../state/demo";
+import { links } from "../../state/router";
+import { count } from "../../format";
+import { Link } from "../common/Link";
+import { SeedRule } from "../explainers/SeedRule";
+import type { SeedRuleId } from "../../learn/seed";
+
+interface Guard {
+  id: string;
+  header: string;
+  against: string;
+  text: string[];
+  lab: { href: string; label: string };
+  rules: SeedRuleId[];
+}
+
+const GUARDS: Guard[] = [
+  {
+    id: "guard-seq",
+    header: "Stream-Seq",
+    against: "Appends built on a stale read",
+    text: [
+      "A stream keeps the last Stream-Seq it accepted, and takes an append carrying one only if the new value is bytewise greater.",
+      "Writers that send the number of events they read (a prefix count) can share one log: when two send the same count, one wins and the other gets a 409 showing the stored value, reads on, and retries.",
+      "Pad numbers to a fixed width: “10” sorts before “9”.",
+    ],
+    lab: { href: links.race(), label: "Race lab: writers racing for one log" },
+    rules: ["seq-check", "seq-409", "prefix-5"],
+  },
+  {
+    id: "guard-producer",
+    header: "Producer-Id · Epoch · Seq",
+    against: "Retries that write twice, and old owners that write late",
+    text: [
+      "A producer numbers its appends. Retrying an append that was already accepted is answered as a duplicate, so a lost answer can be retried safely.",
+      "A new owner takes over with a higher epoch; once its first append is accepted, the old epoch is refused with 403.",
+      "With Stream-Seq set to each fact's number, a fact is published at most once and in order, whichever owner sends it.",
+    ],
+    lab: { href: links.outbox(), label: "Outbox lab: a takeover, step by step" },
+    rules: ["seq-dedup", "outbox-3", "outbox-4"],
+  },
+  {
+    id: "guard-incarnation",
+    header: "Stream-Incarnation",
+    against: "Acting on a stream that was deleted and recreated",
+    text: [
+      "Every successful answer about a stream, except a DELETE's, carries a token for this incarnation of it.",
+      "Send it back, and if the stream at that URL is another one now, the server refuses with 412 and the new token, instead of applying your offsets, producer state or cache to a stranger.",
+      "A missing stream still answers 404; only a PUT carrying a token answers 412 and creates nothing.",
+    ],
+    lab: { href: links.incarnation(), label: "Incarnation lab: recreate a stream under a client" },
+    rules: ["inc-carry", "inc-send", "inc-404"],
+  },
+];
+
+function GuardCard({ g }: { g: Guard }) {
+  return (
+    <section class="guard-card panel" aria-labelledby={g.id}>
+      <header>
+        <h2 id={g.id} class="mono">
+          {g.header}
+        </h2>
+      </header>
+      <div class="body stack" style={{ gap: "8px" }}>
+        <p class="against">
+          <span class="muted">Protects against</span> {g.against.toLowerCase()}.
+        </p>
+        {g.text.map((t) => (
+          <p key={t}>{t}</p>
+        ))}
+        <Link href={g.lab.href} class="lab-link">
+          {g.lab.label} →
+        </Link>
+        <SeedRule ids={g.rules} />
+      </div>
+    </section>
+  );
+}
+
+/** The first of demo, demo-2, demo-3… that no bucket uses yet. */
+function freeDemoBucket(page: BucketPage | null): string {
+  const taken = new Set(page?.buckets.map((b) => b.bucket_id) ?? []);
+  for (let i = 1; ; i++) {
+    const name = i === 1 ? "demo" : `demo-${i}`;
+    if (!taken.has(name)) return name;
+  }
+}
+
+function DemoPanel({ buckets, info }: { buckets: Resource<BucketPage, null>; info: ServerInfo | null }) {
+  const run = demoRun.value;
+  const empty = info !== null && info.streams === 0;
+  const bucket = run?.ctx.bucket ?? freeDemoBucket(buckets.data.value);
+  const done = run !== null && run.finished && !run.halted.value;
+  return (
+    <section class="panel demo-panel" aria-labelledby="demo-title">
+      <header>
+        <h2 id="demo-title">{empty && !run ? "This server is empty" : "Demo bucket"}</h2>
+        {info && (
+          <span class="muted num" data-testid="server-counts">
+            {count(info.streams)} stream{info.streams === 1 ? "" : "s"} in {count(info.buckets)} bucket{info.buckets === 1 ? "" : "s"} ·{" "}
+            <Link href={links.buckets()}>browse</Link>
+          </span>
+        )}
+      </header>
+      <div class="body stack" style={{ gap: "8px" }}>
+        {!run && (
+          <>
+            <p>
+              One click writes four streams to a bucket named <code>{bucket}</code>: a prefix-count log with a lost race and a stale resend, an outbox published by two
+              producer epochs, a stream deleted and recreated, and a fork. Every request goes through the attempt timeline, refusals included.
+            </p>
+            <div>
+              <button type="button" class="primary" onClick={() => void startDemo(bucket)}>
+                Create the demo bucket
+              </button>
+            </div>
+          </>
+        )}
+        {run && (
+          <>
+            <ol class="demo-steps" aria-label="Demo steps">
+              {run.steps.map((s, i) => {
+                const rec = run.records.value[i];
+                return (
+                  <li key={i} class={rec ? (rec.ok ? "ok" : "bad") : ""}>
+                    <span class="mono muted">{s.actor}</span> {s.title}
+                    {rec && !rec.ok && <span class="error-text"> — {rec.note}</span>}
+                  </li>
+                );
+              })}
+            </ol>
+            {done && (
+              <div class="note ok" data-testid="demo-done">
+                Done: {run.steps.length} requests.{" "}
+                {DEMO_STREAMS.map((s, i) => (
+                  <span key={s}>
+                    {i > 0 && " · "}
+                    <Link href={links.stream(bucket, s)} class="mono">
+                      {s}
+                    </Link>
+                  </span>
+                ))}{" "}
+                · <Link href={links.timeline()}>the requests in the timeline</Link>
+              </div>
+            )}
+            {run.halted.value && <div class="note bad">Stopped: a step did not answer as planned (is the bucket already in use?).</div>}
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
+
+export function StartPage() {
+  const info = useMemo(() => new Resource<ServerInfo, null>((_q, s) => introspection.info(s)), []);
+  const buckets = useMemo(() => new Resource<BucketPage, null>((_q, s) => introspection.buckets({ prefix: "demo", limit: 100 }, s)), []);
+  const running = demoRun.value?.records.value.length;
+  useEffect(() => {
+    void info.load(null);
+    void buckets.load(null);
+  }, [running]);
+  useEffect(
+    () => () => {
+      info.dispose();
+      buckets.dispose();
+    },
+    [],
+  );
+  const d = info.data.value;
+  return (
+    <>
+      <div class="page-head">
+        <div>
+          <h1>
+            ursa {d && <span class="chip plain">{d.version}</span>}
+          </h1>
+          <div class="sub">Streams that several writers share stay correct with three write guards. Each has a lab that runs it against this server.</div>
+        </div>
+      </div>
+      <div class="guard-cards">
+        {GUARDS.map((g) => (
+          <GuardCard key={g.id} g={g} />
+        ))}
+      </div>
+      <DemoPanel buckets={buckets} info={d} />
+    </>
+  );
+}
