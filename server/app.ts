@@ -9,6 +9,8 @@ import type { AppDeps } from "./http/deps";
 import { renderError } from "./http/error-map";
 import { ALLOWED_REQUEST_HEADERS, baseHeaders } from "./http/headers";
 import { introspectionRoutes } from "./http/introspection-routes";
+import { observed } from "./http/observe";
+import { opsRoutes } from "./http/ops-routes";
 import { rawPathname } from "./http/paths";
 import { fastStream, streamRoutes } from "./http/stream-routes";
 
@@ -25,6 +27,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   });
 
   app.route("/", consoleRoutes(webRoot));
+  app.route("/__ursula", opsRoutes(deps));
   app.route("/__ursula", introspectionRoutes(deps));
   app.all("/__ursula/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
   app.route("/", bucketRoutes(deps));
@@ -35,11 +38,11 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   // with a stack per refused write.
   let fullLoggedAt = -Infinity;
   const failed = (error: unknown): Response => {
-    if (!deps.store.isStorageFull(error)) return internalError(error);
+    if (!deps.store.isStorageFull(error)) return internalError(deps, error);
     const now = performance.now();
     if (now - fullLoggedAt >= 60_000) {
       fullLoggedAt = now;
-      console.error("ursa: storage is full; writes get 507 STORAGE_FULL until there is room again");
+      deps.log.warn("storage is full; writes get 507 STORAGE_FULL until there is room again");
     }
     return renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"));
   };
@@ -49,24 +52,30 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   // append's profile samples. It still takes every other path, including the two-segment ones
   // fastStream leaves to it.
   const routed = app.fetch;
-  app.fetch = (req, ...rest) => {
+  const handle = (req: Request, raw: string): Response | Promise<Response> => {
+    // Each request holds a connection, and so a file descriptor, until it is answered: past the
+    // cap it is answered at once, and the connection closed, so descriptors never run out.
+    if (deps.inFlight() > deps.limits.maxConnections) {
+      return renderError(protocolError("CONNECTION_LIMIT", "the server is handling as many requests as it may; retry shortly"));
+    }
     // Bun builds the request URL from the Host header without checking it, and a URL that does
     // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2).
     if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
-    if (req.method === "OPTIONS") return routed(req, ...rest);
+    if (req.method === "OPTIONS") return routed(req);
     try {
-      const response = fastStream(deps, req, rawPathname(req.url));
-      if (response === undefined) return routed(req, ...rest);
+      const response = fastStream(deps, req, raw);
+      if (response === undefined) return routed(req);
       return response instanceof Promise ? response.catch(failed) : response;
     } catch (error) {
       return failed(error);
     }
   };
+  app.fetch = observed(deps, handle, rawPathname);
   return app;
 }
 
-function internalError(error: unknown): Response {
+function internalError(deps: AppDeps, error: unknown): Response {
   // The stack alone: Bun would also print the source line around it, a screen of minified code.
-  console.error("ursa: internal error:", error instanceof Error ? error.stack : error);
+  deps.log.error("internal error", { error: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined });
   return renderError(protocolError("INTERNAL", "internal error"));
 }

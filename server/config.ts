@@ -1,121 +1,80 @@
-// Command-line options, each also settable by an environment variable; flags win.
+// Every option: a flag, an environment variable and a config-file key (the flag's name), in that
+// order of precedence over the default. Adding an option is one entry in OPTIONS: the Config
+// type, --help, --print-config, the environment and the config file all follow from the table.
+// An entry without `parse` is text (a flag without a value is a boolean); `secret` masks the
+// value in --print-config.
 
-import { parseArgs } from "node:util";
+import { autoInteger, bool, choice, duration, integer, integerAtLeast, type Parser } from "./cli/values";
+import { renderConfig, renderHelp } from "./cli/help";
+import { resolveOptions, type Resolved, type ResolveInput } from "./cli/resolve";
 
-export interface Config {
-  host: string;
-  port: number;
-  dataDir: string;
-  memory: boolean;
-  sync: "full" | "normal";
-  longPollTimeoutMs: number;
-  sseMaxDurationMs: number;
-  sseHeartbeatMs: number;
-  maxBodyBytes: number;
-  maxInflightBodyBytes: number;
-  maxLiveReaders: number;
-  readCacheBytes: number;
-  producerIdleTtlMs: number;
-  maxProducersPerStream: number;
-}
-
-interface OptionSpec {
+export interface OptionSpec {
   flag: string;
   env: string;
+  /** What the value looks like in --help; empty for a flag that takes none (a boolean). */
   value: string;
-  help: string;
   default: string;
+  help: string;
+  parse?: Parser<unknown>;
+  secret?: boolean;
 }
 
-const OPTIONS: OptionSpec[] = [
+/**
+ * File descriptors kept back from the connection cap for ursa's own files (the database, its WAL
+ * and lock, the checkpointer's connection, stdio) and for connections that are idle between
+ * requests, so that accepting a connection to refuse it never finds none left.
+ */
+export function reservedDescriptors(fdLimit: number): number {
+  return Math.max(64, Math.ceil(fdLimit / 10));
+}
+
+export const OPTIONS = [
   { flag: "host", env: "URSA_HOST", value: "ADDR", default: "127.0.0.1", help: "address to listen on" },
-  { flag: "port", env: "URSA_PORT", value: "N", default: "4437", help: "port to listen on; 0 picks a free one" },
+  { flag: "port", env: "URSA_PORT", value: "N", default: "4437", help: "port to listen on; 0 picks a free one", parse: integer(0, 65535) },
   { flag: "data", env: "URSA_DATA", value: "DIR", default: "./ursa-data", help: "directory of the SQLite database (ursa.sqlite)" },
-  { flag: "memory", env: "URSA_MEMORY", value: "", default: "false", help: "keep everything in memory; nothing survives a restart" },
-  { flag: "sync", env: "URSA_SYNC", value: "full|normal", default: "full", help: "full: no write is acknowledged before it is on disk; normal: survives a crash of ursa, may lose the last writes on power loss" },
-  { flag: "long-poll-timeout-ms", env: "URSA_LONG_POLL_TIMEOUT_MS", value: "MS", default: "1000", help: "how long a long-poll waits before 204; timeout_ms overrides it per request" },
-  { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m/h/d suffix); clients reconnect from the last offset" },
-  { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often" },
-  { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413" },
-  { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request bodies held in memory at once, server-wide; writes past it get 503 with Retry-After" },
-  { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N", default: "65536", help: "long-poll and SSE readers at once; more get 503" },
-  { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0" },
-  { flag: "max-producers-per-stream", env: "URSA_MAX_PRODUCERS_PER_STREAM", value: "N", default: "4096", help: "producers a stream remembers; a new one past this takes the place of one idle for an hour, or gets 429" },
-  { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed" },
-];
+  { flag: "memory", env: "URSA_MEMORY", value: "", default: "false", help: "keep everything in memory; nothing survives a restart", parse: bool },
+  { flag: "sync", env: "URSA_SYNC", value: "full|normal", default: "full", help: "full: no write is acknowledged before it is on disk; normal: survives a crash of ursa, may lose the last writes on power loss", parse: choice("full", "normal") },
+  { flag: "long-poll-timeout-ms", env: "URSA_LONG_POLL_TIMEOUT_MS", value: "MS", default: "1000", help: "how long a long-poll waits before 204; timeout_ms overrides it per request", parse: integer(1) },
+  { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m/h/d suffix); clients reconnect from the last offset", parse: duration() },
+  { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often", parse: duration() },
+  { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413", parse: integer(1) },
+  // A budget below the largest body would refuse that body forever.
+  { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request body bytes received and held in memory at once, server-wide; writes past it get 503 with Retry-After", parse: integerAtLeast("max-body-bytes", "maxBodyBytes") },
+  { flag: "idle-timeout", env: "URSA_IDLE_TIMEOUT", value: "DURATION", default: "30s", help: "a connection that sends nothing for this long is closed, whether idle between requests or stalled in a request body (live reads excepted); 1s to 255s", parse: duration(1000, 255_000) },
+  { flag: "max-connections", env: "URSA_MAX_CONNECTIONS", value: "N|auto", default: "auto", help: "requests in progress at once, live reads included; more get 503 with Retry-After. auto: the open-file limit less a tenth (at least 64) kept for ursa's own files", parse: autoInteger(({ fdLimit }) => Math.max(16, fdLimit - reservedDescriptors(fdLimit))) },
+  { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N|auto", default: "auto", help: "long-poll and SSE readers at once; more get 503. auto: 65536, or nine tenths of --max-connections if that is less", parse: autoInteger(({ config }) => liveReaderShare(config.maxConnections as number)) },
+  { flag: "max-live-readers-per-client", env: "URSA_MAX_LIVE_READERS_PER_CLIENT", value: "N|auto", default: "auto", help: "live readers one client address may hold; more get 503. auto: half of --max-live-readers", parse: autoInteger(({ config }) => Math.max(1, Math.ceil((config.maxLiveReaders as number) / 2))) },
+  { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0", parse: duration(1) },
+  { flag: "max-producers-per-stream", env: "URSA_MAX_PRODUCERS_PER_STREAM", value: "N", default: "4096", help: "producers a stream remembers; a new one past this takes the place of one idle for an hour, or gets 429", parse: integer(1) },
+  { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed", parse: integer(0) },
+  { flag: "metrics", env: "URSA_METRICS", value: "true|false", default: "true", help: "serve Prometheus metrics at /__ursula/metrics", parse: bool },
+  { flag: "log-format", env: "URSA_LOG_FORMAT", value: "text|json", default: "text", help: "log lines on stderr as text or as one JSON object each", parse: choice("text", "json") },
+  { flag: "log-level", env: "URSA_LOG_LEVEL", value: "error|warn|info|debug", default: "info", help: "debug logs every request; info logs start, stop and trouble; warn only trouble", parse: choice("error", "warn", "info", "debug") },
+] as const satisfies readonly OptionSpec[];
 
-export function helpText(version: string): string {
-  const lines = [`ursa ${version}: a Durable Streams server in one file`, "", "Usage: ursa [options]", "", "Options:"];
-  for (const o of OPTIONS) {
-    const left = `  --${o.flag}${o.value ? ` ${o.value}` : ""}`;
-    lines.push(`${left.padEnd(36)}${o.help}`);
-    lines.push(`${"".padEnd(36)}default ${o.default}; env ${o.env}`);
-  }
-  lines.push("  --help".padEnd(36) + "show this help", "  --version".padEnd(36) + "print the version");
-  return lines.join("\n");
+/** The live-reader default: room for ordinary requests beside them, and the spec's 65,536 at most (§8.1). */
+function liveReaderShare(maxConnections: number): number {
+  return Math.max(1, Math.min(65_536, maxConnections - Math.max(16, Math.ceil(maxConnections / 10))));
 }
 
-export class ConfigError extends Error {}
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+type ValueOf<O> = O extends { parse: Parser<infer T> } ? T : O extends { value: "" } ? boolean : string;
 
-function integer(name: string, raw: string, min: number): number {
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < min) throw new ConfigError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return Number(raw);
+/** One field per option, named after its flag in camelCase (`--max-body-bytes` is maxBodyBytes). */
+export type Config = { -readonly [O in (typeof OPTIONS)[number] as Camel<O["flag"]>]: ValueOf<O> };
+
+export type ParsedArgs =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "print-config"; resolved: Resolved }
+  | { kind: "run"; config: Config; resolved: Resolved };
+
+export { ConfigError } from "./cli/resolve";
+
+export function parseConfig(input: ResolveInput): ParsedArgs {
+  return resolveOptions(OPTIONS, input) as ParsedArgs;
 }
 
-const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+export const helpText = (version: string): string => renderHelp(OPTIONS, version);
 
-function duration(name: string, raw: string, min = 0): number {
-  const m = /^([0-9]+)(ms|s|m|h|d)?$/.exec(raw);
-  const ms = m ? Number(m[1]) * DURATION_UNIT_MS[m[2] ?? "ms"]! : NaN;
-  if (!(ms >= min) || !Number.isSafeInteger(ms)) {
-    throw new ConfigError(`--${name} must be a duration of at least ${min} ms like 500ms, 60s, 2m, 1h or 7d, got ${JSON.stringify(raw)}`);
-  }
-  return ms;
-}
-
-export type ParsedArgs = { kind: "help" } | { kind: "version" } | { kind: "run"; config: Config };
-
-export function parseConfig(argv: string[], env: Record<string, string | undefined>): ParsedArgs {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      ...Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.value ? ("string" as const) : ("boolean" as const) }])),
-      help: { type: "boolean" },
-      version: { type: "boolean" },
-    },
-    strict: true,
-  });
-  if (values.help) return { kind: "help" };
-  if (values.version) return { kind: "version" };
-  const get = (flag: string): string => {
-    const o = OPTIONS.find((x) => x.flag === flag)!;
-    const v = (values as Record<string, string | boolean | undefined>)[flag];
-    if (typeof v === "string") return v;
-    if (v === true) return "true";
-    return env[o.env] ?? o.default;
-  };
-  const sync = get("sync");
-  if (sync !== "full" && sync !== "normal") throw new ConfigError(`--sync must be full or normal, got ${JSON.stringify(sync)}`);
-  const memory = get("memory");
-  const maxBodyBytes = integer("max-body-bytes", get("max-body-bytes"), 1);
-  return {
-    kind: "run",
-    config: {
-      host: get("host"),
-      port: integer("port", get("port"), 0),
-      dataDir: get("data"),
-      memory: memory === "true" || memory === "1",
-      sync,
-      longPollTimeoutMs: integer("long-poll-timeout-ms", get("long-poll-timeout-ms"), 1),
-      sseMaxDurationMs: duration("sse-max-duration", get("sse-max-duration")),
-      sseHeartbeatMs: duration("sse-heartbeat", get("sse-heartbeat")),
-      maxBodyBytes,
-      // A budget below the largest body would refuse that body forever.
-      maxInflightBodyBytes: integer("max-inflight-body-bytes", get("max-inflight-body-bytes"), maxBodyBytes),
-      maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),
-      readCacheBytes: integer("read-cache-mb", get("read-cache-mb"), 0) * 1024 * 1024,
-      producerIdleTtlMs: duration("producer-idle-ttl", get("producer-idle-ttl"), 1),
-      maxProducersPerStream: integer("max-producers-per-stream", get("max-producers-per-stream"), 1),
-    },
-  };
-}
+export const printConfig = (resolved: Resolved, version: string): string => renderConfig(resolved, version);

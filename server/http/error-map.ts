@@ -51,12 +51,21 @@ export function statusOf(code: ErrorCode): number {
       return 429;
     case "LIVE_READ_BACKPRESSURE":
     case "INGRESS_BODY_BYTES_LIMIT":
+    case "CONNECTION_LIMIT":
+    case "STARTING":
       return 503;
     case "INTERNAL":
       return 500;
     case "STORAGE_FULL":
       return 507;
   }
+}
+
+/** The code each error response was rendered from, for the request log and the metrics. */
+const codes = new WeakMap<Response, ErrorCode>();
+
+export function errorCodeOf(response: Response): ErrorCode | undefined {
+  return codes.get(response);
 }
 
 /** A soft-deleted path answers 409 to a PUT and 410 to everything else (spec §7.4). */
@@ -75,7 +84,14 @@ export function renderError(error: ProtocolError, options: { method?: string } =
   if (c.allow !== undefined) h.set(H.allow, c.allow);
   if (c.earliestOffset !== undefined) h.set(H.earliestOffset, formatOffset(c.earliestOffset));
   if (status === 503) h.set(H.retryAfter, "1");
-  if (options.method === "HEAD") return new Response(null, { status, headers: h });
-  h.set(H.contentType, "application/json");
-  return new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
+  // Refused for want of a connection: this one is let go of rather than kept alive.
+  if (error.code === "CONNECTION_LIMIT") h.set("Connection", "close");
+  let response: Response;
+  if (options.method === "HEAD") response = new Response(null, { status, headers: h });
+  else {
+    h.set(H.contentType, "application/json");
+    response = new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
+  }
+  codes.set(response, error.code);
+  return response;
 }

@@ -19,8 +19,6 @@ import { streamPage } from "./stream-page";
 export function introspectionRoutes(deps: AppDeps): Hono {
   const app = new Hono();
 
-  app.get("/health", () => json({ status: "ok" }));
-
   app.get("/api/info", () =>
     json({
       version: deps.info.version,

@@ -3,6 +3,7 @@
 // and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
 
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { applyAppend, decideAppend, producerAfter, type AppendEffect, type AppendRequest } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
@@ -14,14 +15,15 @@ import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
 import { Batch } from "./batch";
 import { lockDatabase, type DatabaseLock } from "./database-lock";
-import type { CheckpointerStart } from "./checkpointer";
-import { GroupCommit } from "./group-commit";
+import type { CheckpointerMessage, CheckpointerStart } from "./checkpointer";
+import { GroupCommit, type CommitObserver } from "./group-commit";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import { MessageLog } from "./message-log";
 import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
 import { MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION } from "./schema";
-import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StreamChange } from "./store";
+import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StoreStats, StreamChange } from "./store";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
+import { PROBE_BYTES, PROBE_EVERY_MS, stateAfterFailure, type WriteState } from "./write-health";
 
 export type SyncMode = "full" | "normal";
 
@@ -47,6 +49,10 @@ export interface SqliteStoreOptions {
   busy?: () => boolean;
   /** How long idle producers are remembered and how many a stream holds (spec §5.3). */
   producerLimits?: ProducerLimits;
+  /** Told each transaction's size and time, and each sync's. */
+  commitObserver?: CommitObserver;
+  /** Where the checkpoint thread's trouble is reported; stderr if not given. */
+  onCheckpointMessage?: (message: CheckpointerMessage) => void;
 }
 
 
@@ -73,10 +79,17 @@ export class SqliteStore implements Store {
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
+  private readonly path: string;
+  private writable: WriteState = "ok";
+  private lastProbeAt = -Infinity;
+  private probing: Promise<WriteState> | undefined;
+  private appendedBytes = 0;
+  private appendedMessages = 0;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
+    this.path = options.path;
     const onDisk = options.path !== ":memory:";
     // Before the database is touched: a second process must not even replay or migrate it.
     if (onDisk) this.lock = lockDatabase(options.path);
@@ -96,6 +109,8 @@ export class SqliteStore implements Store {
       // a safety net, should that thread fall 64 MiB behind.
       this.db.exec("PRAGMA wal_autocheckpoint = 16384");
       this.checkpointer = new Worker(options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url));
+      const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
+      this.checkpointer.onmessage = (event: MessageEvent<CheckpointerMessage>) => report(event.data);
       this.checkpointer.postMessage({ path: options.path, intervalMs: 100 } satisfies CheckpointerStart);
     }
     this.migrate();
@@ -121,6 +136,8 @@ export class SqliteStore implements Store {
         if (this.log.due(batch)) this.log.materialize(batch);
       },
       committed: (batch) => {
+        // Any transaction that commits shows the disk takes writes again.
+        if (this.writable !== "closing") this.writable = "ok";
         for (const [key, state] of batch.overlay) this.pending.set(key, state);
         this.log.committed(batch);
         this.scheduleMaterialize();
@@ -128,8 +145,12 @@ export class SqliteStore implements Store {
       durable: (batch) => this.install(batch),
       sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
       syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
+      failed: (error) => {
+        const state = stateAfterFailure(error);
+        if (state !== null && this.writable !== "closing") this.writable = state;
+      },
       mayHoldLoop: (batch) => batch.small() && !busy(),
-    });
+    }, options.commitObserver);
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
     // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -180,6 +201,8 @@ export class SqliteStore implements Store {
   }
 
   private install(batch: Batch): void {
+    this.appendedBytes += batch.appendedBytes;
+    this.appendedMessages += batch.appendedMessages;
     for (const [key, state] of batch.overlay) {
       this.liveStreams += isLive(state) - isLive(this.cache.get(key));
       if (state === null) this.cache.delete(key);
@@ -352,11 +375,49 @@ export class SqliteStore implements Store {
   }
 
   isStorageFull(error: unknown): boolean {
-    // SQLite reports a write the disk refused with ENOSPC, like one past max_page_count, as SQLITE_FULL.
-    return (error as { code?: unknown } | null)?.code === "SQLITE_FULL";
+    return stateAfterFailure(error) === "full";
+  }
+
+  writeState(): WriteState {
+    return this.writable;
+  }
+
+  probeWrite(): Promise<WriteState> {
+    if (this.writable === "ok" || this.writable === "closing") return Promise.resolve(this.writable);
+    if (this.probing) return this.probing;
+    if (performance.now() - this.lastProbeAt < PROBE_EVERY_MS) return Promise.resolve(this.writable);
+    this.lastProbeAt = performance.now();
+    // Written and taken back in one transaction: it needs as much free space as an ordinary
+    // append and leaves nothing but free pages behind.
+    this.probing = this.writes
+      .submit(() => {
+        this.st.setMeta.run("ready_probe", "x".repeat(PROBE_BYTES));
+        this.db.run("DELETE FROM meta WHERE key = 'ready_probe'");
+      })
+      .then(
+        () => this.writable,
+        () => this.writable,
+      )
+      .finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  stats(): StoreStats {
+    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, ...this.fileSizes() };
+  }
+
+  private fileSizes(): { databaseBytes: number; walBytes: number } {
+    if (this.path === ":memory:") {
+      const pages = this.db.query<{ n: number }, []>("PRAGMA page_count").get()!.n;
+      const pageSize = this.db.query<{ n: number }, []>("PRAGMA page_size").get()!.n;
+      return { databaseBytes: pages * pageSize, walBytes: 0 };
+    }
+    const size = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+    return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`) };
   }
 
   async close(): Promise<void> {
+    this.writable = "closing";
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
     await this.writes.drain();
@@ -440,7 +501,11 @@ export class SqliteStore implements Store {
     }
     const producer = effect.producer && producerAfter({ ...effect, producer: effect.producer }, now);
     if (producer) tx.setProducer(next.producers, effect.producer!.id, producer);
-    if (effect.messages.length > 0) this.log.write(tx, key, next, effect, now);
+    if (effect.messages.length > 0) {
+      this.log.write(tx, key, next, effect, now);
+      tx.appendedBytes += effect.bytes;
+      tx.appendedMessages += effect.messages.length;
+    }
     // Nothing in the log carries a close-only request's producer, so its row is written now. Nor
     // may a forgotten producer's restart wait: start-up replay keeps the higher of a stored entry
     // and a log row, and would bring back the forgotten entry.

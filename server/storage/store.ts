@@ -8,6 +8,7 @@ import type { ProtocolError } from "../protocol/errors";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamSummary } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
+import type { WriteState } from "./write-health";
 
 export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
 
@@ -38,6 +39,14 @@ export interface ListQuery {
   limit: number;
 }
 
+/** What the metrics report of the store; the counters count acknowledged writes only. */
+export interface StoreStats {
+  appendedBytes: number;
+  appendedMessages: number;
+  databaseBytes: number;
+  walBytes: number;
+}
+
 export interface Store {
   /** The committed state of a live stream (expired streams read as absent). */
   get(key: string): StreamState | undefined;
@@ -63,6 +72,14 @@ export interface Store {
 
   /** Whether a write failed because the storage is full: nothing of it was written, and it may succeed later. */
   isStorageFull(error: unknown): boolean;
+  /** Whether writes work, as the last one found: "ok" until one fails for lack of room or a read-only disk. */
+  writeState(): WriteState;
+  /**
+   * When writes are failing, tries a small write that needs free space (at most once a second) and
+   * resolves with the state it leaves; otherwise resolves with the state as it is.
+   */
+  probeWrite(): Promise<WriteState>;
+  stats(): StoreStats;
 
   onChange(listener: (changes: StreamChange[]) => void): void;
   /** Waits for queued writes to commit, then closes the database. */

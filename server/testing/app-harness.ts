@@ -4,12 +4,19 @@
 import { createApp } from "../app";
 import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
+import { Logger } from "../ops/log";
+import { LoopLagMonitor } from "../ops/loop-lag";
+import { ServerMetrics } from "../ops/server-metrics";
 import type { ProducerLimits } from "../protocol/producer";
 import type { StreamState } from "../protocol/state";
 import { SqliteStore } from "../storage/sqlite-store";
 
 export interface Harness {
   store: SqliteStore;
+  hub: LiveHub;
+  metrics: ServerMetrics;
+  /** Every log line written, debug level, text format. */
+  logs: string[];
   clock: { now: number };
   request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array> }): Promise<Response>;
   /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
@@ -24,22 +31,33 @@ interface HarnessOptions {
   producerLimits?: ProducerLimits;
   /** A database file; in memory if not given. */
   path?: string;
+  maxLiveReaders?: number;
+  maxLiveReadersPerClient?: number;
 }
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
   const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
-  const hub = new LiveHub(store, 1000);
+  const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
+  const metrics = new ServerMetrics(new LoopLagMonitor(), null);
+  const logs: string[] = [];
   const app = createApp(
     {
       store,
       hub,
       bodies: new BodyBudget(options.maxInflightBodyBytes ?? 256 * 1024 * 1024),
+      // A request may name its client in X-Test-Client, to test per-client limits in-process.
+      clientAddress: (req) => req.headers.get("x-test-client") ?? "127.0.0.1",
+      inFlight: () => 1,
+      stopping: () => false,
+      log: new Logger("debug", "text", (line) => void logs.push(line)),
+      metrics,
       limits: {
         maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
         sseHeartbeatMs: 1000,
         sseMaxDurationMs: 2000,
+        maxConnections: 1000,
       },
       keepOpen: () => undefined,
       info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
@@ -48,6 +66,9 @@ export function harness(options: HarnessOptions = {}): Harness {
   );
   return {
     store,
+    hub,
+    metrics,
+    logs,
     clock,
     request: (method, path, init = {}) =>
       // duplex: a ReadableStream body streams in, as a chunked upload does.

@@ -1,0 +1,105 @@
+// Every response, counted and (when its level is on) logged. At the default level nothing is
+// logged for a request that succeeds or that the client got wrong (4xx): one line per request at
+// 20k appends/s would bury everything else. --log-level debug logs each request; 5xx responses are
+// logged at warn, at most one line per error code every ten seconds, with a count of the rest.
+
+import { ROUTE_FAMILIES, type RouteFamily } from "../ops/server-metrics";
+import type { AppDeps } from "./deps";
+import { errorCodeOf } from "./error-map";
+
+const FAMILY = Object.fromEntries(ROUTE_FAMILIES.map((f, i) => [f, i])) as Record<RouteFamily, number>;
+
+/** The route family of a raw path, as app.ts routes it. */
+export function routeFamily(method: string, raw: string): number {
+  if (method === "OPTIONS") return FAMILY.preflight;
+  if (raw.startsWith("/__ursula/")) return FAMILY.admin;
+  if (raw === "/" || raw === "/ui" || raw.startsWith("/ui/")) return FAMILY.console;
+  if (raw === "/v1/stream" || raw.startsWith("/v1/stream/")) return FAMILY.stream;
+  const slash = raw.indexOf("/", 1);
+  if (slash < 0) return raw.length > 1 ? FAMILY.bucket : FAMILY.other;
+  const rest = raw.slice(slash + 1);
+  if (rest === "" || rest.includes("/")) return FAMILY.other;
+  return rest === "streams" ? FAMILY.listing : FAMILY.stream;
+}
+
+/**
+ * Query parameters whose values never reach a log line: `access_token` carries a bearer token
+ * where a header cannot (EventSource).
+ */
+export const REDACTED_PARAMS = ["access_token"];
+
+export function redactQuery(query: string): string {
+  return query
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return REDACTED_PARAMS.includes(safeDecode(name)) ? `${name}=REDACTED` : pair;
+    })
+    .join("&");
+}
+
+const safeDecode = (s: string) => {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, " "));
+  } catch {
+    return s;
+  }
+};
+
+const WARN_EVERY_MS = 10_000;
+
+/** Wraps the app's handler: counts each response and logs the ones whose level is on. */
+export function observed(deps: AppDeps, handle: (req: Request, raw: string) => Response | Promise<Response>, rawPathOf: (url: string) => string) {
+  const { metrics, log } = deps;
+  const debug = log.enabled("debug");
+  const warn = log.enabled("warn");
+  const warned = new Map<string, { at: number; skipped: number }>();
+
+  const logRequest = (req: Request, raw: string, res: Response, startedAt: number) => {
+    const now = performance.now();
+    const code = errorCodeOf(res);
+    let skipped: number | undefined;
+    if (!debug) {
+      // A 5xx, at warn: once per code per ten seconds.
+      const key = code ?? String(res.status);
+      const last = warned.get(key);
+      if (last && now - last.at < WARN_EVERY_MS) {
+        last.skipped++;
+        return;
+      }
+      skipped = last?.skipped;
+      warned.set(key, { at: now, skipped: 0 });
+    }
+    const q = req.url.indexOf("?");
+    log.log(res.status >= 500 && !debug ? "warn" : "debug", "request", {
+      method: req.method,
+      path: raw,
+      query: q < 0 ? undefined : redactQuery(req.url.slice(q + 1)),
+      status: res.status,
+      ms: Math.round((now - startedAt) * 1000) / 1000,
+      code,
+      client: deps.clientAddress(req),
+      similar_not_logged: skipped || undefined,
+    });
+  };
+
+  const done = (req: Request, raw: string, res: Response, startedAt: number): Response => {
+    if (metrics) {
+      metrics.request(routeFamily(req.method, raw), req.method, res.status);
+      if (res.status >= 400) {
+        const code = errorCodeOf(res);
+        if (code !== undefined) metrics.errorResponse(code);
+      }
+    }
+    if (debug || (warn && res.status >= 500)) logRequest(req, raw, res, startedAt);
+    return res;
+  };
+
+  return (req: Request): Response | Promise<Response> => {
+    const startedAt = performance.now();
+    const raw = rawPathOf(req.url);
+    const res = handle(req, raw);
+    return res instanceof Promise ? res.then((r) => done(req, raw, r, startedAt)) : done(req, raw, res, startedAt);
+  };
+}
