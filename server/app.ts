@@ -34,17 +34,21 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   app.route("/", streamRoutes(deps));
 
   app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
-  // A full disk refuses writes until there is room again; it is said in the log once a minute, not
-  // with a stack per refused write.
-  let fullLoggedAt = -Infinity;
+  // A disk that refuses writes (full, read-only, failing) refuses them until it takes them again;
+  // it is said in the log once a minute, not with a stack per refused write.
+  let diskLoggedAt = -Infinity;
   const failed = (error: unknown): Response => {
-    if (!deps.store.isStorageFull(error)) return internalError(deps, error);
+    const disk = deps.store.diskFailure(error);
+    if (disk === null) return internalError(deps, error);
     const now = performance.now();
-    if (now - fullLoggedAt >= 60_000) {
-      fullLoggedAt = now;
-      deps.log.warn("storage is full; writes get 507 STORAGE_FULL until there is room again");
+    const full = disk === "full";
+    if (now - diskLoggedAt >= 60_000) {
+      diskLoggedAt = now;
+      deps.log.warn(full ? "storage is full; writes get 507 STORAGE_FULL until there is room again" : `storage refuses writes (${disk}); writes get 503 STORAGE_UNAVAILABLE until it takes them again`, { error: (error as Error).message });
     }
-    return renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"));
+    return full
+      ? renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"))
+      : renderError(protocolError("STORAGE_UNAVAILABLE", "the server's storage refuses writes; nothing of this request was written"));
   };
   app.onError(failed);
 

@@ -53,6 +53,7 @@ export function statusOf(code: ErrorCode): number {
     case "INGRESS_BODY_BYTES_LIMIT":
     case "CONNECTION_LIMIT":
     case "STARTING":
+    case "STORAGE_UNAVAILABLE":
       return 503;
     case "INTERNAL":
       return 500;
@@ -83,9 +84,12 @@ export function renderError(error: ProtocolError, options: { method?: string } =
   if (c.incarnation !== undefined) h.set(H.incarnation, c.incarnation);
   if (c.allow !== undefined) h.set(H.allow, c.allow);
   if (c.earliestOffset !== undefined) h.set(H.earliestOffset, formatOffset(c.earliestOffset));
-  if (status === 503) h.set(H.retryAfter, "1");
-  // Refused for want of a connection: this one is let go of rather than kept alive.
-  if (error.code === "CONNECTION_LIMIT") h.set("Connection", "close");
+  // A 503 turns a client away for want of room (connections, live readers, body memory): its
+  // connection is let go of too, rather than kept alive holding a descriptor.
+  if (status === 503) {
+    h.set(H.retryAfter, "1");
+    h.set(H.connection, "close");
+  }
   let response: Response;
   if (options.method === "HEAD") response = new Response(null, { status, headers: h });
   else {

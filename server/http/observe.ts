@@ -56,7 +56,7 @@ export function observed(deps: AppDeps, handle: (req: Request, raw: string) => R
   const warn = log.enabled("warn");
   const warned = new Map<string, { at: number; skipped: number }>();
 
-  const logRequest = (req: Request, raw: string, res: Response, startedAt: number) => {
+  const logRequest = (req: Request, raw: string, res: Response, startedAt: number, client: string | undefined) => {
     const now = performance.now();
     const code = errorCodeOf(res);
     let skipped: number | undefined;
@@ -79,12 +79,13 @@ export function observed(deps: AppDeps, handle: (req: Request, raw: string) => R
       status: res.status,
       ms: Math.round((now - startedAt) * 1000) / 1000,
       code,
-      client: deps.clientAddress(req),
+      // Asked at the end for a 5xx: the connection may be gone by then.
+      client: client ?? deps.clientAddress(req),
       similar_not_logged: skipped || undefined,
     });
   };
 
-  const done = (req: Request, raw: string, res: Response, startedAt: number): Response => {
+  const done = (req: Request, raw: string, res: Response, startedAt: number, client: string | undefined): Response => {
     if (metrics) {
       metrics.request(routeFamily(req.method, raw), req.method, res.status);
       if (res.status >= 400) {
@@ -92,14 +93,16 @@ export function observed(deps: AppDeps, handle: (req: Request, raw: string) => R
         if (code !== undefined) metrics.errorResponse(code);
       }
     }
-    if (debug || (warn && res.status >= 500)) logRequest(req, raw, res, startedAt);
+    if (debug || (warn && res.status >= 500)) logRequest(req, raw, res, startedAt, client);
     return res;
   };
 
   return (req: Request): Response | Promise<Response> => {
     const startedAt = performance.now();
     const raw = rawPathOf(req.url);
+    // Only when every request is logged is the address worth asking for before the answer.
+    const client = debug ? deps.clientAddress(req) : undefined;
     const res = handle(req, raw);
-    return res instanceof Promise ? res.then((r) => done(req, raw, r, startedAt)) : done(req, raw, res, startedAt);
+    return res instanceof Promise ? res.then((r) => done(req, raw, r, startedAt, client)) : done(req, raw, res, startedAt, client);
   };
 }

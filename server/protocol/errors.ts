@@ -39,6 +39,7 @@ export type ErrorCode =
   | "CONNECTION_LIMIT"
   | "STARTING"
   | "STORAGE_FULL"
+  | "STORAGE_UNAVAILABLE"
   | "INTERNAL";
 
 export interface ErrorContext {

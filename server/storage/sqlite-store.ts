@@ -136,8 +136,9 @@ export class SqliteStore implements Store {
         if (this.log.due(batch)) this.log.materialize(batch);
       },
       committed: (batch) => {
-        // Any transaction that commits shows the disk takes writes again.
-        if (this.writable !== "closing") this.writable = "ok";
+        // A client's write (or the probe) that commits shows the disk takes writes again; the
+        // store's own upkeep may need no new space, so it shows nothing.
+        if (batch.clientWrite && this.writable !== "closing") this.writable = "ok";
         for (const [key, state] of batch.overlay) this.pending.set(key, state);
         this.log.committed(batch);
         this.scheduleMaterialize();
@@ -291,8 +292,16 @@ export class SqliteStore implements Store {
 
   // ---- writes: group committed -------------------------------------------------------------
 
-  append(key: string, request: AppendRequest) {
+  /** A write a client asked for: its transaction committing shows the store takes writes. */
+  private clientWrite<T>(run: (tx: Batch) => T): Promise<T> {
     return this.writes.submit((tx) => {
+      tx.clientWrite = true;
+      return run(tx);
+    });
+  }
+
+  append(key: string, request: AppendRequest) {
+    return this.clientWrite((tx) => {
       const state = this.live(tx, key);
       const decision = decideAppend(state, request, this.producerClock());
       if (decision.kind !== "accepted") return decision;
@@ -304,7 +313,7 @@ export class SqliteStore implements Store {
   }
 
   create(key: string, request: CreateRequest): Promise<CreateOutcome> {
-    return this.writes.submit((tx): CreateOutcome => {
+    return this.clientWrite((tx): CreateOutcome => {
       const existing = this.live(tx, key);
       const source = request.fork
         ? (() => {
@@ -320,7 +329,7 @@ export class SqliteStore implements Store {
   }
 
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
-    return this.writes.submit((tx): DeleteOutcome => {
+    return this.clientWrite((tx): DeleteOutcome => {
       const checked = checkAddressed(this.live(tx, key), incarnation);
       if (isProtocolError(checked)) return checked;
       if (checked.forkRefs > 0) {
@@ -333,7 +342,7 @@ export class SqliteStore implements Store {
   }
 
   putBucket(bucket: string): Promise<"created" | "exists"> {
-    return this.writes.submit(() => {
+    return this.clientWrite(() => {
       if (this.st.getBucket.get(bucket)) return "exists" as const;
       this.st.insertBucket.run(bucket, this.now());
       return "created" as const;
@@ -351,7 +360,7 @@ export class SqliteStore implements Store {
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
-    return this.writes.submit((tx) => {
+    return this.clientWrite((tx) => {
       if (!this.st.getBucket.get(bucket)) return "missing" as const;
       const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
       // Expired streams are reclaimed here rather than counted (spec §2.3).
@@ -374,8 +383,8 @@ export class SqliteStore implements Store {
     return { streams: this.liveStreams, buckets };
   }
 
-  isStorageFull(error: unknown): boolean {
-    return stateAfterFailure(error) === "full";
+  diskFailure(error: unknown) {
+    return stateAfterFailure(error);
   }
 
   writeState(): WriteState {
@@ -389,8 +398,8 @@ export class SqliteStore implements Store {
     this.lastProbeAt = performance.now();
     // Written and taken back in one transaction: it needs as much free space as an ordinary
     // append and leaves nothing but free pages behind.
-    this.probing = this.writes
-      .submit(() => {
+    this.probing = this
+      .clientWrite(() => {
         this.st.setMeta.run("ready_probe", "x".repeat(PROBE_BYTES));
         this.db.run("DELETE FROM meta WHERE key = 'ready_probe'");
       })
@@ -408,9 +417,8 @@ export class SqliteStore implements Store {
 
   private fileSizes(): { databaseBytes: number; walBytes: number } {
     if (this.path === ":memory:") {
-      const pages = this.db.query<{ n: number }, []>("PRAGMA page_count").get()!.n;
-      const pageSize = this.db.query<{ n: number }, []>("PRAGMA page_size").get()!.n;
-      return { databaseBytes: pages * pageSize, walBytes: 0 };
+      const bytes = this.db.query<{ n: number }, []>("SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()").get()!.n;
+      return { databaseBytes: bytes, walBytes: 0 };
     }
     const size = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
     return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`) };

@@ -70,8 +70,11 @@ export interface Store {
   listStreams(bucket: string, query: ListQuery): Page<StreamSummary>;
   counts(): { streams: number; buckets: number };
 
-  /** Whether a write failed because the storage is full: nothing of it was written, and it may succeed later. */
-  isStorageFull(error: unknown): boolean;
+  /**
+   * Whether a write failed because of the disk (full, read-only, an I/O error) rather than a bug:
+   * nothing of it was written, and it may succeed later. Null for any other failure.
+   */
+  diskFailure(error: unknown): Exclude<WriteState, "ok" | "closing"> | null;
   /** Whether writes work, as the last one found: "ok" until one fails for lack of room or a read-only disk. */
   writeState(): WriteState;
   /**

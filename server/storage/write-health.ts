@@ -4,7 +4,7 @@
 export type WriteState = "ok" | "full" | "read-only" | "io-error" | "closing";
 
 /** The state a failed write leaves the store in, or null for a failure that says nothing about the disk. */
-export function stateAfterFailure(error: unknown): WriteState | null {
+export function stateAfterFailure(error: unknown): Exclude<WriteState, "ok" | "closing"> | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return null;
   // SQLite reports a write the disk refused with ENOSPC, like one past max_page_count, as SQLITE_FULL.

@@ -18,7 +18,7 @@ export interface Harness {
   /** Every log line written, debug level, text format. */
   logs: string[];
   clock: { now: number };
-  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array> }): Promise<Response>;
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array>; signal?: AbortSignal }): Promise<Response>;
   /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
   fingerprint(key: string): string | null;
   close(): Promise<void>;
@@ -37,9 +37,9 @@ interface HarnessOptions {
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits });
-  const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
   const metrics = new ServerMetrics(new LoopLagMonitor(), null);
+  const store = new SqliteStore({ path: options.path ?? ":memory:", sync: "full", now: () => clock.now, sweepIntervalMs: 3_600_000, producerLimits: options.producerLimits, commitObserver: metrics });
+  const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
   const logs: string[] = [];
   const app = createApp(
     {
@@ -72,7 +72,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     clock,
     request: (method, path, init = {}) =>
       // duplex: a ReadableStream body streams in, as a chunked upload does.
-      Promise.resolve(app.request(`http://ursa.test${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
+      Promise.resolve(app.request(`http://ursa.test${path}`, { method, headers: init.headers, body: init.body, signal: init.signal, duplex: "half" } as RequestInit)),
     fingerprint(key) {
       const s = store.get(key);
       return s ? fingerprintOf(store, s) : null;
