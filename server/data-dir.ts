@@ -2,7 +2,7 @@
 // touches it, and, if the start fails, cleared of everything this start created (the directory
 // itself, an empty database, its WAL and lock files), so a failed start leaves nothing behind.
 
-import { accessSync, constants, existsSync, mkdirSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const DATABASE = "ursa.sqlite";
@@ -23,8 +23,11 @@ export class DataDir {
     }
     this.databasePath = resolve(join(dir, DATABASE));
     this.existedBefore = new Set(COMPANIONS.map((c) => this.databasePath + c).filter((p) => existsSync(p)));
+    // A file created and removed: unlike access(2), it also fails for root on a read-only mount.
+    const probe = join(dir, `.ursa-write-test-${process.pid}`);
     try {
-      accessSync(dir, constants.W_OK);
+      closeSync(openSync(probe, "wx"));
+      unlinkSync(probe);
     } catch (error) {
       this.removeCreated();
       throw new Error(`cannot write to the data directory ${resolve(dir)}: ${explainFsError(error)}`);
@@ -39,7 +42,7 @@ export class DataDir {
     }
     for (const c of COMPANIONS) {
       const path = this.databasePath + c;
-      if (!this.existedBefore.has(path)) rmSync(path, { force: true });
+      if (!this.existedBefore.has(path) && existsSync(path)) rmSync(path, { force: true });
     }
   }
 }
