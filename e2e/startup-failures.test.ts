@@ -41,7 +41,7 @@ test("a second ursa on the same data directory exits 1; after kill -9 of the fir
   const second = failedStart(["--data", dir]);
   expect(second.status).toBe(1);
   expect(second.stdout).not.toContain("listening");
-  expect(second.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*ursa\.sqlite: another ursa process is using it/)]);
+  expect(second.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*ursa\.sqlite: another ursa process is using it .*; stop that ursa, or give this one another directory with --data$/)]);
 
   await first.kill();
   const third = await startUrsa({ dataDir: dir });
@@ -54,7 +54,7 @@ test("a file that is not a database, and a port in use, each get one line and ex
   writeFileSync(join(dir, "ursa.sqlite"), "this is not a SQLite database, just some text ".repeat(200));
   const corrupt = failedStart(["--data", dir]);
   expect(corrupt.status).toBe(1);
-  expect(corrupt.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*: file is not a database$/)]);
+  expect(corrupt.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*: file is not a database; move the file aside \(or restore it from a backup\), or choose another directory with --data$/)]);
   // The file was there before and stays; the lock and journal files the attempt made are gone.
   expect(readdirSync(dir)).toEqual(["ursa.sqlite"]);
 

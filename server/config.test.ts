@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { MASK, renderConfig } from "./cli/help";
 import { resolveOptions, type ResolveInput } from "./cli/resolve";
 import { ConfigError, helpText, OPTIONS, parseConfig, printConfig, reservedDescriptors, type Config, type OptionSpec } from "./config";
@@ -182,6 +184,14 @@ describe("command line, environment and config file", () => {
     }
     for (const extra of ["--config FILE", "env URSA_CONFIG", "--print-config", "-h, --help", "-v, --version"]) expect(text).toContain(extra);
     for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(100);
+  });
+
+  test("the README's options table has every option with its variable and default, as --help prints them", () => {
+    const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
+    for (const o of OPTIONS) {
+      const flag = `--${o.flag}${o.value ? ` ${o.value}` : ""}`.replace(/\|/g, "\\|");
+      expect(readme).toContain(`| \`${flag}\` | \`${o.env}\` | \`${o.default}\` | ${o.help.replace(/\|/g, "\\|")} |`);
+    }
   });
 
   test("--print-config is a config file of the values in effect, each with where it came from", () => {

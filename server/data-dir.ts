@@ -4,6 +4,7 @@
 
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { DatabaseInUseError } from "./storage/database-lock";
 
 const DATABASE = "ursa.sqlite";
 /** The files SQLite and the lock (storage/database-lock.ts) create beside the database. */
@@ -67,10 +68,12 @@ export function explainFsError(error: unknown): string {
   }
 }
 
-/** A database that cannot be opened, explained; SQLite's own words are kept at the end. */
+/** A database that cannot be opened, explained; SQLite's own words are kept. */
 export function explainOpenError(error: unknown): string {
   const code = (error as { code?: string }).code ?? "";
   const message = (error as Error).message;
+  if (error instanceof DatabaseInUseError) return `${message}; stop that ursa, or give this one another directory with --data`;
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return `${message}; move the file aside (or restore it from a backup), or choose another directory with --data`;
   if (code.startsWith("SQLITE_READONLY")) return `the database is read-only (a permission problem: ursa must be able to write the file and its directory): ${message}`;
   if (code.startsWith("SQLITE_CANTOPEN")) return `the file cannot be opened (check its permissions and the directory's): ${message}`;
   if (code === "SQLITE_FULL") return `no space left on the device: ${message}`;

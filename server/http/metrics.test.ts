@@ -1,7 +1,9 @@
 // /__ursula/metrics after known traffic: each count exactly, in the Prometheus text format.
 
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { ROUTE_FAMILIES } from "../ops/server-metrics";
 import { harness, type Harness } from "../testing/app-harness";
+import { routeFamily } from "./observe";
 
 let h: Harness;
 beforeEach(() => (h = harness()));
@@ -105,4 +107,21 @@ test("live readers, by kind, while they are connected", async () => {
   m = await scrape();
   expect([m.get('ursa_live_readers{kind="sse"}'), m.get('ursa_live_readers{kind="long_poll"}')]).toEqual([0, 0]);
   expect(m.get(requests("stream", "GET", 200))).toBe(3);
+});
+
+test("route families, as app.ts routes paths", () => {
+  const family = (method: string, raw: string) => ROUTE_FAMILIES[routeFamily(method, raw)];
+  expect(family("POST", "/b123/s")).toBe("stream");
+  expect(family("GET", "/v1/stream/x")).toBe("stream");
+  expect(family("GET", "/v1/stream")).toBe("stream");
+  expect(family("GET", "/b123/streams")).toBe("listing");
+  expect(family("GET", "/b123/xstreams")).toBe("stream");
+  expect(family("PUT", "/b123")).toBe("bucket");
+  expect(family("GET", "/favicon.ico")).toBe("bucket");
+  expect(family("GET", "/__ursula/metrics")).toBe("admin");
+  expect(family("GET", "/ui/assets/x.js")).toBe("console");
+  expect(family("GET", "/")).toBe("console");
+  expect(family("OPTIONS", "/b123/s")).toBe("preflight");
+  expect(family("GET", "/a/b/c")).toBe("other");
+  expect(family("GET", "/b123/")).toBe("other");
 });

@@ -15,11 +15,11 @@ export function routeFamily(method: string, raw: string): number {
   if (raw.startsWith("/__ursula/")) return FAMILY.admin;
   if (raw === "/" || raw === "/ui" || raw.startsWith("/ui/")) return FAMILY.console;
   if (raw === "/v1/stream" || raw.startsWith("/v1/stream/")) return FAMILY.stream;
+  // Counted for every request: indexes, no substrings.
   const slash = raw.indexOf("/", 1);
   if (slash < 0) return raw.length > 1 ? FAMILY.bucket : FAMILY.other;
-  const rest = raw.slice(slash + 1);
-  if (rest === "" || rest.includes("/")) return FAMILY.other;
-  return rest === "streams" ? FAMILY.listing : FAMILY.stream;
+  if (slash === raw.length - 1 || raw.indexOf("/", slash + 1) >= 0) return FAMILY.other;
+  return raw.length - slash === 8 && raw.endsWith("/streams") ? FAMILY.listing : FAMILY.stream;
 }
 
 /**
