@@ -33,6 +33,9 @@ interface HarnessOptions {
   path?: string;
   maxLiveReaders?: number;
   maxLiveReadersPerClient?: number;
+  /** Requests in progress as the server would count them; 1 (this one) if not given. */
+  inFlight?: () => number;
+  maxConnections?: number;
 }
 
 export function harness(options: HarnessOptions = {}): Harness {
@@ -48,7 +51,7 @@ export function harness(options: HarnessOptions = {}): Harness {
       bodies: new BodyBudget(options.maxInflightBodyBytes ?? 256 * 1024 * 1024),
       // A request may name its client in X-Test-Client, to test per-client limits in-process.
       clientAddress: (req) => req.headers.get("x-test-client") ?? "127.0.0.1",
-      inFlight: () => 1,
+      inFlight: options.inFlight ?? (() => 1),
       stopping: () => false,
       log: new Logger("debug", "text", (line) => void logs.push(line)),
       metrics,
@@ -57,7 +60,7 @@ export function harness(options: HarnessOptions = {}): Harness {
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
         sseHeartbeatMs: 1000,
         sseMaxDurationMs: 2000,
-        maxConnections: 1000,
+        maxConnections: options.maxConnections ?? 1000,
       },
       keepOpen: () => undefined,
       info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
