@@ -11,7 +11,6 @@ import { ALLOWED_REQUEST_HEADERS, baseHeaders } from "./http/headers";
 import { introspectionRoutes } from "./http/introspection-routes";
 import { observed } from "./http/observe";
 import { opsRoutes } from "./http/ops-routes";
-import { rawPathname } from "./http/paths";
 import { fastStream, streamRoutes } from "./http/stream-routes";
 
 export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
@@ -74,7 +73,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
       return failed(error);
     }
   };
-  app.fetch = observed(deps, handle, rawPathname);
+  app.fetch = observed(deps, handle);
   return app;
 }
 

@@ -6,6 +6,7 @@
 import { ROUTE_FAMILIES, type RouteFamily } from "../ops/server-metrics";
 import type { AppDeps } from "./deps";
 import { errorCodeOf } from "./error-map";
+import { rawPathname } from "./paths";
 
 const FAMILY = Object.fromEntries(ROUTE_FAMILIES.map((f, i) => [f, i])) as Record<RouteFamily, number>;
 
@@ -50,7 +51,7 @@ const safeDecode = (s: string) => {
 const WARN_EVERY_MS = 10_000;
 
 /** Wraps the app's handler: counts each response and logs the ones whose level is on. */
-export function observed(deps: AppDeps, handle: (req: Request, raw: string) => Response | Promise<Response>, rawPathOf: (url: string) => string) {
+export function observed(deps: AppDeps, handle: (req: Request, raw: string) => Response | Promise<Response>) {
   const { metrics, log } = deps;
   const debug = log.enabled("debug");
   const warn = log.enabled("warn");
@@ -99,7 +100,7 @@ export function observed(deps: AppDeps, handle: (req: Request, raw: string) => R
 
   return (req: Request): Response | Promise<Response> => {
     const startedAt = performance.now();
-    const raw = rawPathOf(req.url);
+    const raw = rawPathname(req.url);
     // Only when every request is logged is the address worth asking for before the answer.
     const client = debug ? deps.clientAddress(req) : undefined;
     const res = handle(req, raw);

@@ -23,7 +23,7 @@ import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows
 import { MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION } from "./schema";
 import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StoreStats, StreamChange } from "./store";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
-import { PROBE_BYTES, PROBE_EVERY_MS, stateAfterFailure, type WriteState } from "./write-health";
+import { PROBE_BYTES, stateAfterFailure, WriteHealth, type WriteState } from "./write-health";
 
 export type SyncMode = "full" | "normal";
 
@@ -80,9 +80,7 @@ export class SqliteStore implements Store {
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
   private readonly path: string;
-  private writable: WriteState = "ok";
-  private lastProbeAt = -Infinity;
-  private probing: Promise<WriteState> | undefined;
+  private readonly health = new WriteHealth();
   private appendedBytes = 0;
   private appendedMessages = 0;
 
@@ -138,7 +136,7 @@ export class SqliteStore implements Store {
       committed: (batch) => {
         // A client's write (or the probe) that commits shows the disk takes writes again; the
         // store's own upkeep may need no new space, so it shows nothing.
-        if (batch.clientWrite && this.writable !== "closing") this.writable = "ok";
+        if (batch.clientWrite) this.health.succeeded();
         for (const [key, state] of batch.overlay) this.pending.set(key, state);
         this.log.committed(batch);
         this.scheduleMaterialize();
@@ -146,10 +144,7 @@ export class SqliteStore implements Store {
       durable: (batch) => this.install(batch),
       sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
       syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
-      failed: (error) => {
-        const state = stateAfterFailure(error);
-        if (state !== null && this.writable !== "closing") this.writable = state;
-      },
+      failed: (error) => this.health.failed(error),
       mayHoldLoop: (batch) => batch.small() && !busy(),
     }, options.commitObserver);
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
@@ -388,27 +383,18 @@ export class SqliteStore implements Store {
   }
 
   writeState(): WriteState {
-    return this.writable;
+    return this.health.state;
   }
 
   probeWrite(): Promise<WriteState> {
-    if (this.writable === "ok" || this.writable === "closing") return Promise.resolve(this.writable);
-    if (this.probing) return this.probing;
-    if (performance.now() - this.lastProbeAt < PROBE_EVERY_MS) return Promise.resolve(this.writable);
-    this.lastProbeAt = performance.now();
     // Written and taken back in one transaction: it needs as much free space as an ordinary
     // append and leaves nothing but free pages behind.
-    this.probing = this
-      .clientWrite(() => {
+    return this.health.probe(() =>
+      this.clientWrite(() => {
         this.st.setMeta.run("ready_probe", "x".repeat(PROBE_BYTES));
         this.db.run("DELETE FROM meta WHERE key = 'ready_probe'");
-      })
-      .then(
-        () => this.writable,
-        () => this.writable,
-      )
-      .finally(() => (this.probing = undefined));
-    return this.probing;
+      }),
+    );
   }
 
   stats(): StoreStats {
@@ -425,7 +411,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.writable = "closing";
+    this.health.closing();
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
     await this.writes.drain();

@@ -8,7 +8,7 @@ import type { ProtocolError } from "../protocol/errors";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamSummary } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
-import type { WriteState } from "./write-health";
+import type { DiskFailure, WriteState } from "./write-health";
 
 export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
 
@@ -74,7 +74,7 @@ export interface Store {
    * Whether a write failed because of the disk (full, read-only, an I/O error) rather than a bug:
    * nothing of it was written, and it may succeed later. Null for any other failure.
    */
-  diskFailure(error: unknown): Exclude<WriteState, "ok" | "closing"> | null;
+  diskFailure(error: unknown): DiskFailure | null;
   /** Whether writes work, as the last one found: "ok" until one fails for lack of room or a read-only disk. */
   writeState(): WriteState;
   /**
