@@ -101,3 +101,17 @@ test("past the caps, live readers get 503 with Retry-After; the server answers a
   }
   expect(await (await fetch(`${ursa.url}/__ursula/metrics`)).text()).toContain('ursa_live_readers{kind="sse"} 0');
 });
+
+test("a soft open-file limit below the hard one is raised to it at start, and the caps are sized from that", { timeout: 20_000 }, async () => {
+  const raised = await startUrsa({ openFileLimit: { soft: 256, hard: 1024 } });
+  try {
+    const metrics = await (await fetch(`${raised.url}/__ursula/metrics`)).text();
+    expect(metrics).toContain("process_max_fds 1024");
+    expect(readFileSync(`/proc/${raised.child.pid}/limits`, "utf8")).toMatch(/^Max open files\s+1024\s+1024\s/m);
+    for (let i = 0; i < 100 && !raised.log().includes(" started "); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(raised.log()).toMatch(/ started .* max_connections=921 max_live_readers=828 fd_limit=1024\n/);
+  } finally {
+    await raised.stop();
+    raised.cleanup();
+  }
+});
