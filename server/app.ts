@@ -65,15 +65,9 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
     // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2).
     if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
     if (req.method === "OPTIONS") return routed(req);
-    try {
-      const response = fastStream(deps, req, raw);
-      if (response === undefined) return routed(req);
-      return response instanceof Promise ? response.catch(failed) : response;
-    } catch (error) {
-      return failed(error);
-    }
+    return fastStream(deps, req, raw) ?? routed(req);
   };
-  app.fetch = observed(deps, handle);
+  app.fetch = observed(deps, handle, failed);
   return app;
 }
 

@@ -50,8 +50,12 @@ const safeDecode = (s: string) => {
 
 const WARN_EVERY_MS = 10_000;
 
-/** Wraps the app's handler: counts each response and logs the ones whose level is on. */
-export function observed(deps: AppDeps, handle: (req: Request, raw: string) => Response | Promise<Response>) {
+/**
+ * Wraps the app's handler: turns what it throws or rejects with into a response (`failed`), counts
+ * each response and logs the ones whose level is on. One promise reaction per async response does
+ * both, the same one a bare `.catch(failed)` would cost.
+ */
+export function observed(deps: AppDeps, handle: (req: Request, raw: string) => Response | Promise<Response>, failed: (error: unknown) => Response) {
   const { metrics, log } = deps;
   const debug = log.enabled("debug");
   const warn = log.enabled("warn");
@@ -103,7 +107,16 @@ export function observed(deps: AppDeps, handle: (req: Request, raw: string) => R
     const raw = rawPathname(req.url);
     // Only when every request is logged is the address worth asking for before the answer.
     const client = debug ? deps.clientAddress(req) : undefined;
-    const res = handle(req, raw);
-    return res instanceof Promise ? res.then((r) => done(req, raw, r, startedAt, client)) : done(req, raw, res, startedAt, client);
+    let res: Response | Promise<Response>;
+    try {
+      res = handle(req, raw);
+    } catch (error) {
+      res = failed(error);
+    }
+    if (!(res instanceof Promise)) return done(req, raw, res, startedAt, client);
+    return res.then(
+      (r) => done(req, raw, r, startedAt, client),
+      (error) => done(req, raw, failed(error), startedAt, client),
+    );
   };
 }
