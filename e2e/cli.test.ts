@@ -2,24 +2,14 @@
 // came from (--print-config), and the precedence flag > environment > config file > default, seen
 // in what a running server does.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, expect, test } from "vitest";
-import { BINARY, startUrsa, type UrsaProcess } from "./server-process.ts";
+import { expect, test } from "vitest";
+import { scratchSpace } from "./scratch.ts";
+import { BINARY, startUrsa } from "./server-process.ts";
 
-const dirs: string[] = [];
-const running: UrsaProcess[] = [];
-afterAll(async () => {
-  for (const u of running) await u.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ursa-cli-"));
-  dirs.push(dir);
-  return dir;
-}
+const space = scratchSpace("ursa-cli-");
+const scratch = () => space.dir();
 
 /** Runs the binary to its exit, with only the environment given (and PATH). */
 function ursa(args: string[], env: Record<string, string> = {}, cwd = scratch()) {
@@ -84,7 +74,7 @@ test("the running server takes a flag over the environment, the environment over
   const config = join(cwd, "ursa.toml");
   writeFileSync(config, 'sync = "normal"\nmax-body-bytes = 1000\nlong-poll-timeout-ms = 5000\n');
   const server = await startUrsa({ args: ["--config", config, "--max-body-bytes", "3000"], env: { URSA_MAX_BODY_BYTES: "2000", URSA_SSE_HEARTBEAT: "1s" } });
-  running.push(server);
+  space.keep(server);
   const info = (await (await fetch(`${server.url}/__ursula/api/info`)).json()) as { sync: string };
   // sync from the file; --max-body-bytes from the flag over env and file.
   expect(info.sync).toBe("normal");

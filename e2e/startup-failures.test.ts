@@ -4,25 +4,15 @@
 // against its own in-memory state, so two would break Stream-Seq and producer guarantees. A
 // kill -9 of the first frees the directory at once.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, expect, test } from "vitest";
-import { BINARY, startUrsa, type UrsaProcess } from "./server-process.ts";
+import { expect, test } from "vitest";
+import { scratchSpace } from "./scratch.ts";
+import { BINARY, startUrsa } from "./server-process.ts";
 
-const dirs: string[] = [];
-const running: UrsaProcess[] = [];
-afterAll(async () => {
-  for (const u of running) await u.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ursa-start-"));
-  dirs.push(dir);
-  return dir;
-}
+const space = scratchSpace("ursa-start-");
+const scratch = () => space.dir();
 
 /** Runs the binary to its exit (it must not start), and returns its status and output. */
 function failedStart(args: string[], asUser?: number) {
@@ -37,7 +27,7 @@ const NOBODY = 65534;
 test("a second ursa on the same data directory exits 1; after kill -9 of the first, it starts", { timeout: 20_000 }, async () => {
   const dir = scratch();
   const first = await startUrsa({ dataDir: dir });
-  running.push(first);
+  space.keep(first);
   const second = failedStart(["--data", dir]);
   expect(second.status).toBe(1);
   expect(second.stdout).not.toContain("listening");
@@ -45,7 +35,7 @@ test("a second ursa on the same data directory exits 1; after kill -9 of the fir
 
   await first.kill();
   const third = await startUrsa({ dataDir: dir });
-  running.push(third);
+  space.keep(third);
   expect((await fetch(`${third.url}/e2e-start/s`, { method: "PUT", headers: { "Content-Type": "text/plain" } })).status).toBe(201);
 });
 
