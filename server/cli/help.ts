@@ -22,7 +22,7 @@ function wrap(text: string, width: number): string[] {
 
 function entry(left: string, help: string): string[] {
   const [first = "", ...rest] = wrap(help, WIDTH - LEFT);
-  return [`${left.length < LEFT ? left.padEnd(LEFT) : `${left}\n${"".padEnd(LEFT)}`}${first}`, ...rest.map((l) => "".padEnd(LEFT) + l)];
+  return [`${left.length <= LEFT - 2 ? left.padEnd(LEFT) : `${left}\n${"".padEnd(LEFT)}`}${first}`, ...rest.map((l) => "".padEnd(LEFT) + l)];
 }
 
 export function renderHelp(options: readonly OptionSpec[], version: string): string {
