@@ -28,15 +28,24 @@ export interface StartOptions {
   /** Reuse a data directory, e.g. to restart over the same files. */
   dataDir?: string;
   args?: string[];
+  /** Run under `ulimit -n N` (soft and hard), or a soft and a hard limit, as a host with few file descriptors would. */
+  openFileLimit?: number | { soft: number; hard: number };
+  /** Extra environment for the binary. */
+  env?: Record<string, string>;
+}
+
+function ulimit(limit: number | { soft: number; hard: number }): string {
+  return typeof limit === "number" ? `ulimit -n ${limit}` : `ulimit -Sn ${limit.soft} && ulimit -Hn ${limit.hard}`;
 }
 
 export async function startUrsa(options: StartOptions = {}): Promise<UrsaProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "ursa-e2e-"));
-  const child = spawn(
-    BINARY,
-    ["--port", "0", "--data", dataDir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS), ...(options.args ?? [])],
-    { cwd: dataDir, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const args = ["--port", "0", "--data", dataDir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS), ...(options.args ?? [])];
+  const env = { ...process.env, ...options.env };
+  const child =
+    options.openFileLimit === undefined
+      ? spawn(BINARY, args, { cwd: dataDir, env, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn("bash", ["-c", `${ulimit(options.openFileLimit)} && exec "$0" "$@"`, BINARY, ...args], { cwd: dataDir, env, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stderr!.on("data", (d) => (log += d));
   const url = await new Promise<string>((resolveUrl, reject) => {

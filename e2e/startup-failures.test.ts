@@ -1,46 +1,41 @@
-// What a user sees when ursa cannot start: one line naming the problem and exit status 1, not a
-// stack with a screen of source. Above all, a second ursa on the same data directory is refused:
-// each process decides writes against its own in-memory state, so two would break Stream-Seq and
-// producer guarantees. A kill -9 of the first frees the directory at once.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// What a user sees when ursa cannot start: one line naming the problem and what to do, exit
+// status 1, not a stack with a screen of source, and nothing left behind that the attempt created.
+// Above all, a second ursa on the same data directory is refused: each process decides writes
+// against its own in-memory state, so two would break Stream-Seq and producer guarantees. A
+// kill -9 of the first frees the directory at once.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, expect, test } from "vitest";
-import { BINARY, startUrsa, type UrsaProcess } from "./server-process.ts";
+import { expect, test } from "vitest";
+import { scratchSpace } from "./scratch.ts";
+import { BINARY, startUrsa } from "./server-process.ts";
 
-const dirs: string[] = [];
-const running: UrsaProcess[] = [];
-afterAll(async () => {
-  for (const u of running) await u.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ursa-start-"));
-  dirs.push(dir);
-  return dir;
-}
+const space = scratchSpace("ursa-start-");
+const scratch = () => space.dir();
 
 /** Runs the binary to its exit (it must not start), and returns its status and output. */
-function failedStart(args: string[]) {
-  const r = spawnSync(BINARY, ["--port", "0", ...args], { encoding: "utf8", timeout: 10_000 });
+function failedStart(args: string[], asUser?: number) {
+  const [cmd, argv] = asUser === undefined ? [BINARY, ["--port", "0", ...args]] : ["setpriv", [`--reuid=${asUser}`, `--regid=${asUser}`, "--clear-groups", BINARY, "--port", "0", ...args]];
+  const r = spawnSync(cmd, argv, { encoding: "utf8", timeout: 10_000 });
   return { status: r.status, stdout: r.stdout, lines: r.stderr.trim().split("\n") };
 }
+
+const asRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
 
 test("a second ursa on the same data directory exits 1; after kill -9 of the first, it starts", { timeout: 20_000 }, async () => {
   const dir = scratch();
   const first = await startUrsa({ dataDir: dir });
-  running.push(first);
+  space.keep(first);
   const second = failedStart(["--data", dir]);
   expect(second.status).toBe(1);
   expect(second.stdout).not.toContain("listening");
-  expect(second.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*ursa\.sqlite: another ursa process is using it/)]);
+  expect(second.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*ursa\.sqlite: another ursa process is using it .*; stop that ursa, or give this one another directory with --data$/)]);
 
   await first.kill();
   const third = await startUrsa({ dataDir: dir });
-  running.push(third);
+  space.keep(third);
   expect((await fetch(`${third.url}/e2e-start/s`, { method: "PUT", headers: { "Content-Type": "text/plain" } })).status).toBe(201);
 });
 
@@ -49,13 +44,50 @@ test("a file that is not a database, and a port in use, each get one line and ex
   writeFileSync(join(dir, "ursa.sqlite"), "this is not a SQLite database, just some text ".repeat(200));
   const corrupt = failedStart(["--data", dir]);
   expect(corrupt.status).toBe(1);
-  expect(corrupt.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*: file is not a database$/)]);
+  expect(corrupt.lines).toEqual([expect.stringMatching(/^ursa: cannot open the database .*: file is not a database; move the file aside \(or restore it from a backup\), or choose another directory with --data$/)]);
+  // The file was there before and stays; the lock and journal files the attempt made are gone.
+  expect(readdirSync(dir)).toEqual(["ursa.sqlite"]);
 
   const holder = net.createServer().listen(0, "127.0.0.1");
   await new Promise((r) => holder.once("listening", r));
   const port = String((holder.address() as net.AddressInfo).port);
-  const busy = failedStart(["--memory", "--port", port]);
+  const fresh = join(scratch(), "not", "yet");
+  const busy = failedStart(["--data", fresh, "--port", port]);
   holder.close();
   expect(busy.status).toBe(1);
-  expect(busy.lines).toEqual([expect.stringMatching(new RegExp(`^ursa: cannot listen on 127\\.0\\.0\\.1:${port}: `))]);
+  expect(busy.lines).toEqual([`ursa: cannot listen on 127.0.0.1:${port}: the address is in use (is another ursa running?); choose another with --port, or --port 0 for any free one`]);
+  // The port is bound before the data directory is touched: nothing was created.
+  expect(existsSync(join(fresh, ".."))).toBe(false);
+});
+
+test("a data directory ursa may not write is named as a permission problem, and nothing is left behind", { timeout: 20_000 }, () => {
+  // Root may write anywhere; the binary runs as nobody then.
+  const asUser = asRoot ? NOBODY : undefined;
+  const parent = scratch();
+  const readOnly = join(parent, "ro");
+  mkdirSync(readOnly);
+  chmodSync(readOnly, 0o555);
+  chmodSync(parent, 0o755);
+
+  const existing = failedStart(["--data", readOnly], asUser);
+  expect(existing.status).toBe(1);
+  expect(existing.lines).toEqual([`ursa: cannot write to the data directory ${readOnly}: permission denied; give ursa a directory it can write with --data DIR (or URSA_DATA), or use --memory`]);
+  expect(readdirSync(readOnly)).toEqual([]);
+
+  const below = failedStart(["--data", join(readOnly, "sub")], asUser);
+  expect(below.status).toBe(1);
+  expect(below.lines).toEqual([`ursa: cannot create the data directory ${join(readOnly, "sub")}: permission denied; give ursa a directory it can write with --data DIR (or URSA_DATA), or use --memory`]);
+  expect(readdirSync(readOnly)).toEqual([]);
+});
+
+test.skipIf(!asRoot)("a data directory on a read-only file system is named as such", { timeout: 20_000 }, () => {
+  const mountPoint = scratch();
+  execFileSync("mount", ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", mountPoint]);
+  try {
+    const r = failedStart(["--data", mountPoint]);
+    expect(r.status).toBe(1);
+    expect(r.lines).toEqual([`ursa: cannot write to the data directory ${mountPoint}: the file system is read-only; give ursa a directory it can write with --data DIR (or URSA_DATA), or use --memory`]);
+  } finally {
+    execFileSync("umount", [mountPoint]);
+  }
 });

@@ -8,7 +8,9 @@ import { consoleRoutes, WEB_ROOT } from "./http/console-routes";
 import type { AppDeps } from "./http/deps";
 import { renderError } from "./http/error-map";
 import { introspectionRoutes } from "./http/introspection-routes";
-import { pathStart, rawPathname } from "./http/paths";
+import { observed } from "./http/observe";
+import { opsRoutes } from "./http/ops-routes";
+import { pathStart } from "./http/paths";
 import { surfaceOf } from "./http/security/cors";
 import { Gate } from "./http/security/gate";
 import { DEFAULT_SECURITY } from "./http/security/options";
@@ -19,23 +21,28 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   const gate = new Gate(deps.security ?? DEFAULT_SECURITY);
 
   app.route("/", consoleRoutes(webRoot));
+  app.route("/__ursula", opsRoutes(deps));
   app.route("/__ursula", introspectionRoutes(deps, gate));
   app.all("/__ursula/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
   app.route("/", bucketRoutes(deps));
   app.route("/", streamRoutes(deps));
 
   app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
-  // A full disk refuses writes until there is room again; it is said in the log once a minute, not
-  // with a stack per refused write.
-  let fullLoggedAt = -Infinity;
+  // A disk that refuses writes (full, read-only, failing) refuses them until it takes them again;
+  // it is said in the log once a minute, not with a stack per refused write.
+  let diskLoggedAt = -Infinity;
   const failed = (error: unknown): Response => {
-    if (!deps.store.isStorageFull(error)) return internalError(error);
+    const disk = deps.store.diskFailure(error);
+    if (disk === null) return internalError(deps, error);
     const now = performance.now();
-    if (now - fullLoggedAt >= 60_000) {
-      fullLoggedAt = now;
-      console.error("ursa: storage is full; writes get 507 STORAGE_FULL until there is room again");
+    const full = disk === "full";
+    if (now - diskLoggedAt >= 60_000) {
+      diskLoggedAt = now;
+      deps.log.warn(full ? "storage is full; writes get 507 STORAGE_FULL until there is room again" : `storage refuses writes (${disk}); writes get 503 STORAGE_UNAVAILABLE until it takes them again`, { error: (error as Error).message });
     }
-    return renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"));
+    return full
+      ? renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"))
+      : renderError(protocolError("STORAGE_UNAVAILABLE", "the server's storage refuses writes; nothing of this request was written"));
   };
   app.onError(failed);
 
@@ -43,34 +50,30 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   // append's profile samples. It still takes every other path, including the two-segment ones
   // fastStream leaves to it.
   const routed = app.fetch;
-  type Rest = Parameters<typeof routed> extends [Request, ...infer R] ? R : never;
-  const serve = (req: Request, raw: string, rest: Rest): Response | Promise<Response> => {
-    try {
-      const response = fastStream(deps, req, raw);
-      if (response === undefined) return routed(req, ...rest);
-      return response instanceof Promise ? response.catch(failed) : response;
-    } catch (error) {
-      return failed(error);
+  const serve = (req: Request, raw: string): Response | Promise<Response> => fastStream(deps, req, raw) ?? routed(req);
+  const handle = (req: Request, raw: string): Response | Promise<Response> => {
+    // Each request holds a connection, and so a file descriptor, until it is answered: past the
+    // cap it is answered at once, and the connection closed, so descriptors never run out.
+    if (deps.inFlight() > deps.limits.maxConnections) {
+      return renderError(protocolError("CONNECTION_LIMIT", "the server is handling as many requests as it may; retry shortly"));
     }
-  };
-  app.fetch = (req, ...rest) => {
     // Bun builds the request URL from the Host header without checking it, and a URL that does
     // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2).
     if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
     const start = pathStart(req.url);
-    const raw = rawPathname(req.url, start);
     const surface = surfaceOf(raw);
     // Host, cross-origin and access checks (security/gate.ts), in front of both paths.
     const admitted = gate.admit(req, raw, start, surface);
-    if (admitted === undefined) return gate.finish(req, surface, serve(req, raw, rest));
+    if (admitted === undefined) return gate.finish(req, surface, serve(req, raw));
     if (admitted instanceof Response) return gate.finish(req, surface, admitted);
-    return gate.finish(req, surface, admitted.then((refused) => refused ?? serve(req, raw, rest)));
+    return gate.finish(req, surface, admitted.then((refused) => refused ?? serve(req, raw)));
   };
+  app.fetch = observed(deps, handle, failed);
   return app;
 }
 
-function internalError(error: unknown): Response {
+function internalError(deps: AppDeps, error: unknown): Response {
   // The stack alone: Bun would also print the source line around it, a screen of minified code.
-  console.error("ursa: internal error:", error instanceof Error ? error.stack : error);
+  deps.log.error("internal error", { error: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined });
   return renderError(protocolError("INTERNAL", "internal error"));
 }

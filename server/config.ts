@@ -1,146 +1,110 @@
-// Command-line options, each also settable by an environment variable; flags win.
+// Every option: a flag, an environment variable and a config-file key (the flag's name), in that
+// order of precedence over the default. Adding an option is one entry in OPTIONS: the Config
+// type, --help, --print-config, the environment and the config file all follow from the table.
+// An entry without `parse` is text (a flag without a value is a boolean); `secret` masks the
+// value in --print-config.
 
-import { parseArgs } from "node:util";
+import { autoInteger, bool, choice, duration, integer, integerAtLeast, ValueError, type ParseContext, type Parser } from "./cli/values";
+import { renderConfig, renderHelp } from "./cli/help";
+import { ConfigError, resolveOptions, type Resolved, type ResolveInput } from "./cli/resolve";
 import { parseSecurityOptions, type SecurityConfig } from "./http/security/options";
 
-export interface Config {
-  host: string;
-  port: number;
-  dataDir: string;
-  memory: boolean;
-  sync: "full" | "normal";
-  longPollTimeoutMs: number;
-  sseMaxDurationMs: number;
-  sseHeartbeatMs: number;
-  maxBodyBytes: number;
-  maxInflightBodyBytes: number;
-  maxLiveReaders: number;
-  readCacheBytes: number;
-  producerIdleTtlMs: number;
-  maxProducersPerStream: number;
-  /** Infinity: no limit. */
-  maxBuckets: number;
-  maxStreamsPerBucket: number;
-  security: SecurityConfig;
-}
-
-interface OptionSpec {
+export interface OptionSpec {
   flag: string;
   env: string;
+  /** What the value looks like in --help; empty for a flag that takes none (a boolean). */
   value: string;
-  help: string;
   default: string;
+  help: string;
+  parse?: Parser<unknown>;
+  secret?: boolean;
 }
 
-const OPTIONS: OptionSpec[] = [
+/**
+ * File descriptors kept back from the connection cap for ursa's own files (the database, its WAL
+ * and lock, the checkpointer's connection, stdio) and for connections that are idle between
+ * requests, so that accepting a connection to refuse it never finds none left.
+ */
+export function reservedDescriptors(fdLimit: number): number {
+  return Math.max(64, Math.ceil(fdLimit / 10));
+}
+
+export const OPTIONS = [
   { flag: "host", env: "URSA_HOST", value: "ADDR", default: "127.0.0.1", help: "address to listen on" },
-  { flag: "port", env: "URSA_PORT", value: "N", default: "4437", help: "port to listen on; 0 picks a free one" },
+  { flag: "port", env: "URSA_PORT", value: "N", default: "4437", help: "port to listen on; 0 picks a free one", parse: integer(0, 65535) },
   { flag: "data", env: "URSA_DATA", value: "DIR", default: "./ursa-data", help: "directory of the SQLite database (ursa.sqlite)" },
-  { flag: "memory", env: "URSA_MEMORY", value: "", default: "false", help: "keep everything in memory; nothing survives a restart" },
-  { flag: "sync", env: "URSA_SYNC", value: "full|normal", default: "full", help: "full: no write is acknowledged before it is on disk; normal: survives a crash of ursa, may lose the last writes on power loss" },
-  { flag: "long-poll-timeout-ms", env: "URSA_LONG_POLL_TIMEOUT_MS", value: "MS", default: "1000", help: "how long a long-poll waits before 204; timeout_ms overrides it per request" },
-  { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m/h/d suffix); clients reconnect from the last offset" },
-  { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often" },
-  { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413" },
-  { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request bodies held in memory at once, server-wide; writes past it get 503 with Retry-After" },
-  { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N", default: "65536", help: "long-poll and SSE readers at once; more get 503" },
-  { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0" },
-  { flag: "max-producers-per-stream", env: "URSA_MAX_PRODUCERS_PER_STREAM", value: "N", default: "4096", help: "producers a stream remembers; a new one past this takes the place of one idle for an hour, or gets 429" },
-  { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed" },
-  { flag: "max-buckets", env: "URSA_MAX_BUCKETS", value: "N", default: "unlimited", help: "buckets the server holds; creating one more gets 429 QUOTA_EXCEEDED" },
-  { flag: "max-streams-per-bucket", env: "URSA_MAX_STREAMS_PER_BUCKET", value: "N", default: "unlimited", help: "streams a bucket holds; creating one more gets 429 QUOTA_EXCEEDED" },
+  { flag: "memory", env: "URSA_MEMORY", value: "", default: "false", help: "keep everything in memory; nothing survives a restart", parse: bool },
+  { flag: "sync", env: "URSA_SYNC", value: "full|normal", default: "full", help: "full: no write is acknowledged before it is on disk; normal: survives a crash of ursa, may lose the last writes on power loss", parse: choice("full", "normal") },
+  { flag: "long-poll-timeout-ms", env: "URSA_LONG_POLL_TIMEOUT_MS", value: "MS", default: "1000", help: "how long a long-poll waits before 204; timeout_ms overrides it per request", parse: integer(1) },
+  { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m/h/d suffix); clients reconnect from the last offset", parse: duration() },
+  { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often", parse: duration() },
+  { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413", parse: integer(1) },
+  // A budget below the largest body would refuse that body forever.
+  { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request body bytes received and held in memory at once, server-wide; writes past it get 503 with Retry-After", parse: integerAtLeast("max-body-bytes", "maxBodyBytes") },
+  { flag: "idle-timeout", env: "URSA_IDLE_TIMEOUT", value: "DURATION", default: "30s", help: "a connection that sends nothing for this long is closed, whether idle between requests or stalled in a request body (live reads excepted); 1s to 255s", parse: duration(1000, 255_000) },
+  { flag: "max-connections", env: "URSA_MAX_CONNECTIONS", value: "N|auto", default: "auto", help: "requests in progress at once, live reads included; more get 503 with Retry-After. auto: the open-file limit less a tenth (at least 64) kept for ursa's own files", parse: autoInteger(({ fdLimit }) => Math.max(16, fdLimit - reservedDescriptors(fdLimit))) },
+  { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N|auto", default: "auto", help: "long-poll and SSE readers at once; more get 503. auto: 65536, or nine tenths of --max-connections if that is less", parse: autoInteger(({ config }) => liveReaderShare(config.maxConnections as number)) },
+  { flag: "max-live-readers-per-client", env: "URSA_MAX_LIVE_READERS_PER_CLIENT", value: "N|auto", default: "auto", help: "live readers one client address may hold; more get 503. auto: half of --max-live-readers", parse: autoInteger(({ config }) => Math.max(1, Math.ceil((config.maxLiveReaders as number) / 2))) },
+  { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0", parse: duration(1) },
+  { flag: "max-producers-per-stream", env: "URSA_MAX_PRODUCERS_PER_STREAM", value: "N", default: "4096", help: "producers a stream remembers; a new one past this takes the place of one idle for an hour, or gets 429", parse: integer(1) },
+  { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed", parse: integer(0) },
+  { flag: "metrics", env: "URSA_METRICS", value: "true|false", default: "true", help: "serve Prometheus metrics at /__ursula/metrics", parse: bool },
+  { flag: "log-format", env: "URSA_LOG_FORMAT", value: "text|json", default: "text", help: "log lines on stderr as text or as one JSON object each", parse: choice("text", "json") },
+  { flag: "log-level", env: "URSA_LOG_LEVEL", value: "error|warn|info|debug", default: "info", help: "debug logs every request; info logs start, stop and trouble; warn only trouble", parse: choice("error", "warn", "info", "debug") },
+  { flag: "max-buckets", env: "URSA_MAX_BUCKETS", value: "N", default: "unlimited", help: "buckets the server holds; creating one more gets 429 QUOTA_EXCEEDED", parse: limit },
+  { flag: "max-streams-per-bucket", env: "URSA_MAX_STREAMS_PER_BUCKET", value: "N", default: "unlimited", help: "streams a bucket holds; creating one more gets 429 QUOTA_EXCEEDED", parse: limit },
   { flag: "allowed-hosts", env: "URSA_ALLOWED_HOSTS", value: "NAMES", default: "", help: "host names answered besides IP addresses, localhost and *.localhost, comma-separated; .example.com allows its subdomains; * turns the check off" },
   { flag: "cors-origins", env: "URSA_CORS_ORIGINS", value: "ORIGINS", default: "*", help: "origins whose pages may read (* for any) and, when listed, write; comma-separated scheme://host[:port]" },
-  { flag: "token", env: "URSA_TOKEN", value: "TOKEN", default: "", help: "a bearer token with every scope on every bucket (visible to ps: prefer the variable or --token-file)" },
+  { flag: "token", env: "URSA_TOKEN", value: "TOKEN", default: "", help: "a bearer token with every scope on every bucket (visible to ps: prefer the variable or --token-file)", secret: true },
   { flag: "token-file", env: "URSA_TOKEN_FILE", value: "FILE", default: "", help: "bearer tokens, one a line: TOKEN SCOPES [BUCKETS] (docs/security.md)" },
   { flag: "jwks", env: "URSA_JWKS", value: "FILE|URL", default: "", help: "accept JWT access tokens signed by a key of this JWKS (needs --jwt-issuer, --jwt-audience)" },
   { flag: "jwt-issuer", env: "URSA_JWT_ISSUER", value: "ISS", default: "", help: "the iss a JWT must carry" },
   { flag: "jwt-audience", env: "URSA_JWT_AUDIENCE", value: "AUD", default: "", help: "the aud a JWT must carry" },
-  { flag: "jwks-refresh", env: "URSA_JWKS_REFRESH", value: "DURATION", default: "10m", help: "how long keys fetched from a JWKS URL are used before they are fetched again" },
-  { flag: "public-read", env: "URSA_PUBLIC_READ", value: "", default: "false", help: "let requests without a token read every bucket" },
-  { flag: "require-auth", env: "URSA_REQUIRE_AUTH", value: "", default: "false", help: "refuse to start without --token, --token-file or --jwks" },
-];
+  { flag: "jwks-refresh", env: "URSA_JWKS_REFRESH", value: "DURATION", default: "10m", help: "how long keys fetched from a JWKS URL are used before they are fetched again", parse: duration(1000) },
+  { flag: "public-read", env: "URSA_PUBLIC_READ", value: "", default: "false", help: "let requests without a token read every bucket", parse: bool },
+  { flag: "require-auth", env: "URSA_REQUIRE_AUTH", value: "", default: "false", help: "refuse to start without --token, --token-file or --jwks", parse: bool },
+] as const satisfies readonly OptionSpec[];
 
-export function helpText(version: string): string {
-  const lines = [`ursa ${version}: a Durable Streams server in one file`, "", "Usage: ursa [options]", "", "Options:"];
-  for (const o of OPTIONS) {
-    const left = `  --${o.flag}${o.value ? ` ${o.value}` : ""}`;
-    lines.push(`${left.padEnd(36)}${o.help}`);
-    lines.push(`${"".padEnd(36)}default ${o.default === "" ? "none" : o.default}; env ${o.env}`);
+/** A cap, or `unlimited` (Infinity). */
+function limit(raw: string, ctx: ParseContext): number {
+  if (raw === "unlimited") return Infinity;
+  try {
+    return integer(1)(raw, ctx);
+  } catch {
+    throw new ValueError("must be an integer >= 1, or unlimited");
   }
-  lines.push("  --help".padEnd(36) + "show this help", "  --version".padEnd(36) + "print the version");
-  return lines.join("\n");
 }
 
-export class ConfigError extends Error {}
-
-function integer(name: string, raw: string, min: number): number {
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < min) throw new ConfigError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return Number(raw);
+/** The live-reader default: room for ordinary requests beside them, and the spec's 65,536 at most (§8.1). */
+function liveReaderShare(maxConnections: number): number {
+  return Math.max(1, Math.min(65_536, maxConnections - Math.max(16, Math.ceil(maxConnections / 10))));
 }
 
-const limit = (name: string, raw: string): number => (raw === "unlimited" ? Infinity : integer(name, raw, 1));
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+type ValueOf<O> = O extends { parse: Parser<infer T> } ? T : O extends { value: "" } ? boolean : string;
 
-const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** One field per option, named after its flag in camelCase (`--max-body-bytes` is maxBodyBytes). */
+export type Config = { -readonly [O in (typeof OPTIONS)[number] as Camel<O["flag"]>]: ValueOf<O> };
 
-function duration(name: string, raw: string, min = 0): number {
-  const m = /^([0-9]+)(ms|s|m|h|d)?$/.exec(raw);
-  const ms = m ? Number(m[1]) * DURATION_UNIT_MS[m[2] ?? "ms"]! : NaN;
-  if (!(ms >= min) || !Number.isSafeInteger(ms)) {
-    throw new ConfigError(`--${name} must be a duration of at least ${min} ms like 500ms, 60s, 2m, 1h or 7d, got ${JSON.stringify(raw)}`);
-  }
-  return ms;
-}
+export type ParsedArgs =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "print-config"; resolved: Resolved }
+  | { kind: "run"; config: Config; resolved: Resolved; security: SecurityConfig };
 
-export type ParsedArgs = { kind: "help" } | { kind: "version" } | { kind: "run"; config: Config };
+export { ConfigError };
 
-export function parseConfig(argv: string[], env: Record<string, string | undefined>): ParsedArgs {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      ...Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.value ? ("string" as const) : ("boolean" as const) }])),
-      help: { type: "boolean" },
-      version: { type: "boolean" },
-    },
-    strict: true,
-  });
-  if (values.help) return { kind: "help" };
-  if (values.version) return { kind: "version" };
-  const get = (flag: string): string => {
-    const o = OPTIONS.find((x) => x.flag === flag)!;
-    const v = (values as Record<string, string | boolean | undefined>)[flag];
-    if (typeof v === "string") return v;
-    if (v === true) return "true";
-    return env[o.env] ?? o.default;
-  };
-  const sync = get("sync");
-  if (sync !== "full" && sync !== "normal") throw new ConfigError(`--sync must be full or normal, got ${JSON.stringify(sync)}`);
-  const memory = get("memory");
-  const maxBodyBytes = integer("max-body-bytes", get("max-body-bytes"), 1);
-  const host = get("host");
-  const security = parseSecurityOptions(get, host, duration("jwks-refresh", get("jwks-refresh"), 1000));
+export function parseConfig(input: ResolveInput): ParsedArgs {
+  const parsed = resolveOptions(OPTIONS, input) as Exclude<ParsedArgs, { kind: "run" }> | Omit<Extract<ParsedArgs, { kind: "run" }>, "security">;
+  if (parsed.kind !== "run") return parsed;
+  // The security options are read together: a token file, a JWKS and its issuer and audience make
+  // sense only in combination (auth/options.ts).
+  const raw = (flag: string) => parsed.resolved.options.find((o) => o.spec.flag === flag)!.raw;
+  const security = parseSecurityOptions(raw, parsed.config.host, parsed.config.jwksRefresh);
   if (typeof security === "string") throw new ConfigError(security);
-  return {
-    kind: "run",
-    config: {
-      host,
-      port: integer("port", get("port"), 0),
-      dataDir: get("data"),
-      memory: memory === "true" || memory === "1",
-      sync,
-      longPollTimeoutMs: integer("long-poll-timeout-ms", get("long-poll-timeout-ms"), 1),
-      sseMaxDurationMs: duration("sse-max-duration", get("sse-max-duration")),
-      sseHeartbeatMs: duration("sse-heartbeat", get("sse-heartbeat")),
-      maxBodyBytes,
-      // A budget below the largest body would refuse that body forever.
-      maxInflightBodyBytes: integer("max-inflight-body-bytes", get("max-inflight-body-bytes"), maxBodyBytes),
-      maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),
-      readCacheBytes: integer("read-cache-mb", get("read-cache-mb"), 0) * 1024 * 1024,
-      producerIdleTtlMs: duration("producer-idle-ttl", get("producer-idle-ttl"), 1),
-      maxProducersPerStream: integer("max-producers-per-stream", get("max-producers-per-stream"), 1),
-      maxBuckets: limit("max-buckets", get("max-buckets")),
-      maxStreamsPerBucket: limit("max-streams-per-bucket", get("max-streams-per-bucket")),
-      security,
-    },
-  };
+  return { ...parsed, security };
 }
+
+export const helpText = (version: string): string => renderHelp(OPTIONS, version);
+
+export const printConfig = (resolved: Resolved, version: string): string => renderConfig(resolved, version);

@@ -1,52 +1,116 @@
-// The binary: parse flags and environment, open the store, build the app and serve. Nothing else.
+// The binary: read the options, bind the port, open the store, build the app and serve. The port
+// is bound before the data directory is touched, so a port in use is reported before anything is
+// written, and a start that fails later removes what it created (data-dir.ts).
 
-import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { createApp } from "./app";
-import { helpText, parseConfig } from "./config";
+import { ConfigError, helpText, parseConfig, printConfig, type Config } from "./config";
+import { DataDir, explainOpenError } from "./data-dir";
+import { authMode } from "./auth/authenticator";
 import { BodyBudget } from "./http/body-budget";
-import { startupCheck } from "./http/security/options";
+import { startupCheck, type SecurityConfig } from "./http/security/options";
+import { renderError } from "./http/error-map";
+import { json } from "./http/respond";
 import { LiveHub } from "./live/hub";
+import { FALLBACK_FD_LIMIT, openFileLimit } from "./ops/descriptors";
+import { Logger } from "./ops/log";
+import { LoopLagMonitor } from "./ops/loop-lag";
+import { ServerMetrics } from "./ops/server-metrics";
+import { protocolError } from "./protocol/errors";
 import { SqliteStore } from "./storage/sqlite-store";
 import pkg from "../package.json" with { type: "json" };
 
 const VERSION = pkg.version;
 
+type Server = ReturnType<typeof Bun.serve>;
+
 function start(): void {
+  const fdLimit = openFileLimit();
   let parsed;
   try {
-    parsed = parseConfig(process.argv.slice(2), process.env);
-  } catch (e) {
-    console.error(`ursa: ${(e as Error).message}\n\n${helpText(VERSION)}`);
+    parsed = parseConfig({ argv: process.argv.slice(2), env: process.env, fdLimit: fdLimit ?? FALLBACK_FD_LIMIT });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`ursa: ${error.message} (ursa --help lists the options)`);
     process.exit(2);
   }
   if (parsed.kind === "help") return void console.log(helpText(VERSION));
   if (parsed.kind === "version") return void console.log(VERSION);
-  const config = parsed.config;
-  const security = startupCheck(config.host, config.security);
-  if ("refuse" in security) {
-    console.error(`ursa: ${security.refuse}`);
+  if (parsed.kind === "print-config") return void console.log(printConfig(parsed.resolved, VERSION));
+  const check = startupCheck(parsed.config.host, parsed.security);
+  if ("refuse" in check) {
+    console.error(`ursa: ${check.refuse}`);
     process.exit(2);
   }
-  for (const warning of security.warnings) console.error(warning);
+  for (const warning of check.warnings) console.error(warning);
+  serve(parsed.config, parsed.security, fdLimit);
+}
 
+function serve(config: Config, security: SecurityConfig, fdLimit: number | null): void {
+  const log = new Logger(config.logLevel, config.logFormat);
+  // A start-up failure is the user's to fix: one line saying what to do, then exit 1.
+  function fail(message: string, cleanup?: () => void): never {
+    cleanup?.();
+    if (config.logFormat === "json") log.error(message);
+    else console.error(`ursa: ${message}`);
+    process.exit(1);
+  }
+
+  // Until the store is open, everything but liveness is 503: ready is not yet true.
+  let handler = (req: Request): Response | Promise<Response> =>
+    new URL(req.url).pathname === "/__ursula/health" ? json({ status: "ok" }) : renderError(protocolError("STARTING", "ursa is starting; retry shortly"));
+  let server: Server;
+  try {
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      fetch: (req) => handler(req),
+      // ursa enforces its own limit (with a JSON error); Bun's must sit above it.
+      maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
+      idleTimeout: Math.round(config.idleTimeout / 1000),
+    });
+  } catch (error) {
+    const inUse = (error as { code?: string }).code === "EADDRINUSE";
+    fail(`cannot listen on ${config.host}:${config.port}: ${inUse ? "the address is in use (is another ursa running?); choose another with --port, or --port 0 for any free one" : (error as Error).message}`);
+  }
+
+  let dataDir: DataDir | undefined;
   let dataPath = ":memory:";
   if (!config.memory) {
-    startStep(`cannot create the data directory ${config.dataDir}`, () => mkdirSync(config.dataDir, { recursive: true }));
-    dataPath = resolve(join(config.dataDir, "ursa.sqlite"));
+    try {
+      dataDir = new DataDir(config.data);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+    dataPath = dataDir.databasePath;
   }
-  let server: ReturnType<typeof Bun.serve> | undefined;
-  const store = startStep(`cannot open the database ${dataPath}`, () => new SqliteStore({
-    path: dataPath,
-    sync: config.sync,
-    checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
-    recentBytes: config.readCacheBytes,
-    producerLimits: { idleTtlMs: config.producerIdleTtlMs, maxPerStream: config.maxProducersPerStream },
-    quotas: { maxBuckets: config.maxBuckets, maxStreamsPerBucket: config.maxStreamsPerBucket },
-    // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
-    busy: () => server !== undefined && server.pendingRequests > hub.active + 1,
-  }));
-  const hub = new LiveHub(store, config.maxLiveReaders);
+  const lag = new LoopLagMonitor().start();
+  const metrics = config.metrics ? new ServerMetrics(lag, fdLimit) : undefined;
+  let hub: LiveHub | undefined;
+  let store: SqliteStore;
+  try {
+    store = new SqliteStore({
+      path: dataPath,
+      sync: config.sync,
+      checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
+      recentBytes: config.readCacheMb * 1024 * 1024,
+      producerLimits: { idleTtlMs: config.producerIdleTtl, maxPerStream: config.maxProducersPerStream },
+      quotas: { maxBuckets: config.maxBuckets, maxStreamsPerBucket: config.maxStreamsPerBucket },
+      // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
+      busy: () => server.pendingRequests > (hub?.active ?? 0) + 1,
+      commitObserver: metrics,
+      onCheckpointMessage: (m) => log.log(m.level, m.message, { error: m.error }),
+      onSyncFailure: (error) => {
+        // After a failed fsync nobody can say which committed writes are on disk; acknowledging any
+        // more would be a lie, so stop (as PostgreSQL does) and let recovery replay the WAL.
+        log.error("fsync of the write-ahead log failed; stopping", { error: (error as Error).message });
+        process.exit(70);
+      },
+    });
+  } catch (error) {
+    fail(`cannot open the database ${dataPath}: ${explainOpenError(error)}`, () => dataDir?.removeCreated());
+  }
+  hub = new LiveHub(store, { maxReaders: config.maxLiveReaders, maxPerClient: config.maxLiveReadersPerClient });
+  let stopping = false;
   const app = createApp({
     store,
     hub,
@@ -54,46 +118,50 @@ function start(): void {
     limits: {
       maxBodyBytes: config.maxBodyBytes,
       longPollTimeoutMs: config.longPollTimeoutMs,
-      sseHeartbeatMs: config.sseHeartbeatMs,
-      sseMaxDurationMs: config.sseMaxDurationMs,
+      sseHeartbeatMs: config.sseHeartbeat,
+      sseMaxDurationMs: config.sseMaxDuration,
+      maxConnections: config.maxConnections,
     },
-    keepOpen: (req) => server?.timeout(req, 0),
+    keepOpen: (req) => server.timeout(req, 0),
+    clientAddress: (req) => server.requestIP(req)?.address ?? "unknown",
+    inFlight: () => server.pendingRequests,
+    stopping: () => stopping,
+    log,
+    metrics,
     info: { version: VERSION, dataPath, sync: config.memory ? "memory" : config.sync, startedAtMs: Date.now() },
-    security: config.security,
+    security,
+  });
+  handler = app.fetch;
+
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${server.port}`;
+  // The one line on stdout: scripts and the test fixtures read the URL from it.
+  console.log(`ursa listening ${url} console ${url}/ui/ data=${dataPath}`);
+  log.info("started", {
+    version: VERSION,
+    address: `${host}:${server.port}`,
+    data: dataPath,
+    sync: config.memory ? "memory" : config.sync,
+    auth: authMode(security.auth),
+    max_connections: config.maxConnections,
+    max_live_readers: config.maxLiveReaders,
+    fd_limit: fdLimit ?? undefined,
   });
 
-  server = startStep(`cannot listen on ${config.host}:${config.port}`, () => Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    fetch: app.fetch,
-    // ursa enforces its own limit (with a JSON error); Bun's must sit above it.
-    maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
-    idleTimeout: 30,
-  }));
-  console.log(`ursa listening http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port} data=${dataPath}`);
-
-  let stopping = false;
+  const startedAt = performance.now();
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.error(`ursa: ${signal}: finishing in-flight writes`);
+    log.info("stopping: finishing in-flight writes", { signal });
     hub.shutdown();
-    await server!.stop(false);
+    await server.stop(false);
     await store.close();
+    lag.stop();
+    log.info("stopped", { signal, uptime_s: Math.round((performance.now() - startedAt) / 100) / 10 });
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
-}
-
-/** A start-up failure is the user's to fix (a busy port, a database in use): one line, then exit 1. */
-function startStep<T>(what: string, run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    console.error(`ursa: ${what}: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  }
 }
 
 start();

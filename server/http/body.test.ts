@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readBody } from "./body";
+import { readBody, WHOLE_BODY_BYTES } from "./body";
 import { BodyBudget } from "./body-budget";
 
 /** A request whose body delivers two bytes and then fails, as when the client's connection drops. */
@@ -74,5 +74,54 @@ describe("the server-wide budget for bodies in memory", () => {
     now.release();
     first.release();
     expect(budget.inUse).toBe(0);
+  });
+});
+
+describe("what a body takes from the budget while it arrives", () => {
+  /** A request declaring `length` bytes whose body sends `first` bytes now and the rest on finish(). */
+  function stalled(length: number, first: number) {
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+        if (first > 0) c.enqueue(new Uint8Array(first).fill(1));
+      },
+    });
+    const req = new Request("http://ursa.test/b/s", { method: "POST", body, headers: { "content-length": String(length) }, duplex: "half" } as RequestInit);
+    return { req, finish: () => (controller.enqueue(new Uint8Array(length - first).fill(2)), controller.close()) };
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+
+  test("a declared length takes nothing before its bytes arrive; a large body is counted chunk by chunk", async () => {
+    const budget = new BodyBudget(1 << 20);
+    const silent = stalled(WHOLE_BODY_BYTES * 4, 0);
+    const silentHold = budget.hold();
+    const silentRead = readBody(silent.req, 1 << 20, silentHold);
+    const partial = stalled(WHOLE_BODY_BYTES * 4, WHOLE_BODY_BYTES);
+    const partialHold = budget.hold();
+    const partialRead = readBody(partial.req, 1 << 20, partialHold);
+    const small = stalled(100, 0);
+    const smallHold = budget.hold();
+    const smallRead = readBody(small.req, 1 << 20, smallHold);
+    await tick();
+    expect(budget.inUse).toBe(WHOLE_BODY_BYTES);
+
+    silent.finish();
+    partial.finish();
+    small.finish();
+    const [a, b, c] = await Promise.all([silentRead, partialRead, smallRead]);
+    expect([a.ok && a.value.length, b.ok && b.value.length, c.ok && c.value.length]).toEqual([WHOLE_BODY_BYTES * 4, WHOLE_BODY_BYTES * 4, 100]);
+    expect(budget.inUse).toBe(WHOLE_BODY_BYTES * 8 + 100);
+    for (const hold of [silentHold, partialHold, smallHold]) hold.release();
+    expect(budget.inUse).toBe(0);
+  });
+
+  test("a declared body that could not fit once whole is refused before it is read", async () => {
+    const budget = new BodyBudget(1000);
+    const holder = budget.hold();
+    expect(holder.take(600)).toBe(true);
+    const refused = await readBody(declared("x".repeat(500)), 1000, budget.hold());
+    expect(!refused.ok && refused.error.code).toBe("INGRESS_BODY_BYTES_LIMIT");
+    expect(budget.inUse).toBe(600);
   });
 });

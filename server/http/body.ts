@@ -1,6 +1,9 @@
 // Request bodies, with the size limit enforced while the body streams in (spec §2.0), so a
 // chunked upload cannot grow past it either, and every byte counted against the server-wide
-// budget for bodies in memory (body-budget.ts) before it is read.
+// budget for bodies in memory (body-budget.ts) as it arrives. A declared Content-Length takes
+// nothing from the budget before its bytes do: connections that declare 32 MiB and send nothing
+// must not turn every other write away (they hold a connection each, which the connection cap
+// bounds, until the idle timeout cuts them).
 
 import { fail, ok, type Parsed } from "../protocol/errors";
 import type { BodyHold } from "./body-budget";
@@ -14,6 +17,13 @@ const EMPTY = new Uint8Array(0);
 const cutShort = () => fail<Uint8Array>("BAD_REQUEST", "the request body ended before it was complete");
 const overBudget = () => fail<Uint8Array>("INGRESS_BODY_BYTES_LIMIT", "the server holds as many request bodies as it may; retry shortly");
 
+/**
+ * Declared bodies up to this size are read whole with arrayBuffer(), the fast path every small
+ * append takes, and counted once whole: they arrive in a packet or two. Larger ones are read
+ * chunk by chunk and counted chunk by chunk.
+ */
+export const WHOLE_BODY_BYTES = 64 * 1024;
+
 export async function readBody(req: Request, maxBytes: number, hold: BodyHold): Promise<Parsed<Uint8Array>> {
   const tooLarge = () => fail<Uint8Array>("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
   const declared = req.headers.get("content-length");
@@ -22,15 +32,19 @@ export async function readBody(req: Request, maxBytes: number, hold: BodyHold): 
     // Bun's parser refuses a malformed Content-Length; this keeps the budget's sums whole anyway.
     if (!Number.isSafeInteger(length) || length < 0) return fail("BAD_REQUEST", "Content-Length is not a byte count");
     if (length > maxBytes) return tooLarge();
-    if (!hold.take(length)) return overBudget();
-    // Straight to bytes: touching req.body first would build a stream object for nothing.
-    let bytes: ArrayBuffer;
-    try {
-      bytes = await req.arrayBuffer();
-    } catch {
-      return cutShort();
+    // A body that could not fit once whole is refused before any of it is read.
+    if (!hold.fits(length)) return overBudget();
+    if (length <= WHOLE_BODY_BYTES) {
+      // Straight to bytes: touching req.body first would build a stream object for nothing.
+      let bytes: ArrayBuffer;
+      try {
+        bytes = await req.arrayBuffer();
+      } catch {
+        return cutShort();
+      }
+      if (bytes.byteLength > maxBytes) return tooLarge();
+      return hold.take(bytes.byteLength) ? ok(new Uint8Array(bytes)) : overBudget();
     }
-    return bytes.byteLength > maxBytes ? tooLarge() : ok(new Uint8Array(bytes));
   }
   if (req.body === null) return ok(EMPTY);
   const parts: Uint8Array[] = [];

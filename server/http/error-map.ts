@@ -60,12 +60,22 @@ export function statusOf(code: ErrorCode): number {
     case "LIVE_READ_BACKPRESSURE":
     case "INGRESS_BODY_BYTES_LIMIT":
     case "AUTH_UNAVAILABLE":
+    case "CONNECTION_LIMIT":
+    case "STARTING":
+    case "STORAGE_UNAVAILABLE":
       return 503;
     case "INTERNAL":
       return 500;
     case "STORAGE_FULL":
       return 507;
   }
+}
+
+/** The code each error response was rendered from, for the request log and the metrics. */
+const codes = new WeakMap<Response, ErrorCode>();
+
+export function errorCodeOf(response: Response): ErrorCode | undefined {
+  return codes.get(response);
 }
 
 /** A soft-deleted path answers 409 to a PUT and 410 to everything else (spec §7.4). */
@@ -84,8 +94,18 @@ export function renderError(error: ProtocolError, options: { method?: string } =
   if (c.allow !== undefined) h.set(H.allow, c.allow);
   if (c.earliestOffset !== undefined) h.set(H.earliestOffset, formatOffset(c.earliestOffset));
   if (c.wwwAuthenticate !== undefined) h.set(H.wwwAuthenticate, c.wwwAuthenticate);
-  if (status === 503) h.set(H.retryAfter, "1");
-  if (options.method === "HEAD") return new Response(null, { status, headers: h });
-  h.set(H.contentType, "application/json");
-  return new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
+  // A 503 turns a client away for want of room (connections, live readers, body memory): its
+  // connection is let go of too, rather than kept alive holding a descriptor.
+  if (status === 503) {
+    h.set(H.retryAfter, "1");
+    h.set(H.connection, "close");
+  }
+  let response: Response;
+  if (options.method === "HEAD") response = new Response(null, { status, headers: h });
+  else {
+    h.set(H.contentType, "application/json");
+    response = new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
+  }
+  codes.set(response, error.code);
+  return response;
 }

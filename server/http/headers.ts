@@ -10,6 +10,7 @@ export const H = {
   lastEventId: "Last-Event-ID",
   allow: "Allow",
   retryAfter: "Retry-After",
+  connection: "Connection",
   nextOffset: "Stream-Next-Offset",
   upToDate: "Stream-Up-To-Date",
   closed: "Stream-Closed",

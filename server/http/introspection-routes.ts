@@ -27,8 +27,6 @@ import { json } from "./respond";
 export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
   const app = new Hono();
 
-  app.get("/health", () => json({ status: "ok" }));
-
   app.get("/api/whoami", (c) => {
     const p = gate.principal(c.req.raw);
     const anonymousReads = gate.mode === "none" || gate.publicRead;

@@ -83,12 +83,14 @@ async function longPoll(
 ): Promise<Response> {
   let state = initial;
   if (start === state.tail && !state.closed) {
-    if (deps.hub.full) return renderError(protocolError("LIVE_READ_BACKPRESSURE", "too many live readers; retry shortly"));
+    const client = deps.clientAddress(req);
+    const refused = liveRefusal(deps, client);
+    if (refused) return refused;
     deps.keepOpen(req);
     const deadline = Date.now() + (q.timeoutMs ?? deps.limits.longPollTimeoutMs);
     for (;;) {
       const remaining = deadline - Date.now();
-      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal) : "timeout";
+      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client) : "timeout";
       const now = deps.store.get(path.key);
       if (!now || now.id !== state.id || now.softDeleted) {
         // The stream this reader waited on is gone: a recreated one is not a continuation.
@@ -111,8 +113,22 @@ async function longPoll(
   return new Response(null, { status: 204, headers: h });
 }
 
+/**
+ * Live readers hold a connection, and so a file descriptor, for as long as they read: past the
+ * caps they are turned away with 503 and Retry-After, so descriptors never run out (an accept()
+ * that finds none left makes Bun spin; see docs/operations.md).
+ */
+function liveRefusal(deps: AppDeps, client: string): Response | null {
+  const why = deps.hub.refusal(client);
+  if (why === null) return null;
+  const message = why === "server" ? "too many live readers; retry shortly" : "this client address holds as many live readers as it may; close one or retry shortly";
+  return renderError(protocolError("LIVE_READ_BACKPRESSURE", message));
+}
+
 function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, start: number, q: ReadQuery): Response {
-  if (deps.hub.full) return renderError(protocolError("LIVE_READ_BACKPRESSURE", "too many live readers; retry shortly"));
+  const client = deps.clientAddress(req);
+  const refused = liveRefusal(deps, client);
+  if (refused) return refused;
   deps.keepOpen(req);
   const json = isJsonType(state.contentType);
   const mode: SsePayloadMode = json ? (q.ndjson ? "ndjson" : "json-array") : isSseTextType(state.contentType) ? "text" : "base64";
@@ -133,6 +149,7 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, 
     heartbeatMs: deps.limits.sseHeartbeatMs,
     maxDurationMs: deps.limits.sseMaxDurationMs,
     signal: req.signal,
+    client,
   });
   return new Response(body, { status: 200, headers: h });
 }

@@ -6,7 +6,7 @@ import { LiveHub } from "./hub";
 function hubWithStore() {
   let notify: (changes: StreamChange[]) => void = () => undefined;
   const store = { onChange: (listener: (changes: StreamChange[]) => void) => (notify = listener) } as unknown as Store;
-  return { hub: new LiveHub(store, 10), commit: (changes: StreamChange[]) => notify(changes) };
+  return { hub: new LiveHub(store, { maxReaders: 10, maxPerClient: 10 }), commit: (changes: StreamChange[]) => notify(changes) };
 }
 
 const appended = (tail: number, start = 0): StreamChange => ({
@@ -114,4 +114,27 @@ test("closing a subscription ends a wait still in progress", async () => {
   subscription.close();
   expect(await parked).toBe("aborted");
   expect(hub.active).toBe(0);
+});
+
+test("live readers are capped server-wide and per client address, and counted by kind until they leave", async () => {
+  let notify: (changes: StreamChange[]) => void = () => undefined;
+  const store = { onChange: (listener: (changes: StreamChange[]) => void) => (notify = listener) } as unknown as Store;
+  const hub = new LiveHub(store, { maxReaders: 3, maxPerClient: 2 });
+  const a1 = hub.subscribe(3, undefined, "10.0.0.1");
+  expect(hub.refusal("10.0.0.1")).toBeNull();
+  const polled = hub.wait(3, 5_000, undefined, "10.0.0.1");
+  expect([hub.activeOf("sse"), hub.activeOf("long-poll")]).toEqual([1, 1]);
+  expect(hub.refusal("10.0.0.1")).toBe("client");
+  expect(hub.refusal("10.0.0.2")).toBeNull();
+  const b1 = hub.subscribe(3, undefined, "10.0.0.2");
+  expect(hub.refusal("10.0.0.2")).toBe("server");
+
+  notify([appended(4)]);
+  expect(await polled).toBe("changed");
+  expect([hub.active, hub.activeOf("long-poll")]).toEqual([2, 0]);
+  expect(hub.refusal("10.0.0.1")).toBeNull();
+  a1.close();
+  b1.close();
+  a1.close();
+  expect([hub.active, hub.activeOf("sse")]).toEqual([0, 0]);
 });

@@ -9,6 +9,18 @@ type Appended = Extract<StreamChange, { kind: "appended" }>;
 
 export type Wake = "changed" | "gone" | "timeout" | "shutdown" | "aborted";
 
+export type LiveKind = "sse" | "long-poll";
+
+/** Why a live read may not start: the server holds as many as it may, or this client does. */
+export type LiveRefusal = "server" | "client";
+
+export interface LiveLimits {
+  /** Live readers at once, server-wide (spec §8.1). */
+  maxReaders: number;
+  /** Live readers one client address may hold, so one client cannot take every place. */
+  maxPerClient: number;
+}
+
 /**
  * A reader's standing interest in one stream, for as long as it reads live. An SSE session holds
  * one for its whole life: registering an abort listener and a timer per event instead cost a third
@@ -40,6 +52,8 @@ class Listener implements Subscription {
     readonly id: number,
     private readonly signal: AbortSignal | undefined,
     initial: Wake | null,
+    readonly kind: LiveKind,
+    readonly client: string,
   ) {
     this.missed = initial;
     signal?.addEventListener("abort", this.onAbort, { once: true });
@@ -98,9 +112,14 @@ export class LiveHub {
   /** The newest committed append of each stream that has live readers, and its encoded frames. */
   private readonly latest = new Map<number, { change: Appended; frames: Map<SsePayloadMode, SsePayload> }>();
   private size = 0;
+  private readonly byKind: Record<LiveKind, number> = { sse: 0, "long-poll": 0 };
+  private readonly byClient = new Map<string, number>();
   private shuttingDown = false;
 
-  constructor(store: Store, readonly maxWaiters: number) {
+  constructor(
+    store: Store,
+    readonly limits: LiveLimits,
+  ) {
     store.onChange((changes) => this.dispatch(changes));
   }
 
@@ -108,24 +127,37 @@ export class LiveHub {
     return this.size;
   }
 
-  get full(): boolean {
-    return this.size >= this.maxWaiters;
+  activeOf(kind: LiveKind): number {
+    return this.byKind[kind];
   }
 
-  /** Listens to stream `id` until closed. */
-  subscribe(id: number, signal?: AbortSignal): Subscription {
+  /** Whether one more live read from `client` must be refused, and why; null if it may start. */
+  refusal(client: string): LiveRefusal | null {
+    if (this.size >= this.limits.maxReaders) return "server";
+    if ((this.byClient.get(client) ?? 0) >= this.limits.maxPerClient) return "client";
+    return null;
+  }
+
+  /** Listens to stream `id` until closed: an SSE session's standing interest. */
+  subscribe(id: number, signal?: AbortSignal, client = ""): Subscription {
+    return this.listen(id, signal, "sse", client);
+  }
+
+  private listen(id: number, signal: AbortSignal | undefined, kind: LiveKind, client: string): Listener {
     const initial: Wake | null = this.shuttingDown ? "shutdown" : signal?.aborted ? "aborted" : null;
-    const listener = new Listener(this, id, signal, initial);
+    const listener = new Listener(this, id, signal, initial, kind, client);
     let set = this.listeners.get(id);
     if (!set) this.listeners.set(id, (set = new Set()));
     set.add(listener);
     this.size++;
+    this.byKind[kind]++;
+    this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
     return listener;
   }
 
-  /** One wait: resolves on the next commit that touches stream `id`, its deletion, the timeout, abort or shutdown. */
-  async wait(id: number, timeoutMs: number, signal?: AbortSignal): Promise<Wake> {
-    const subscription = this.subscribe(id, signal);
+  /** One long-poll wait: resolves on the next commit that touches stream `id`, its deletion, the timeout, abort or shutdown. */
+  async wait(id: number, timeoutMs: number, signal?: AbortSignal, client = ""): Promise<Wake> {
+    const subscription = this.listen(id, signal, "long-poll", client);
     try {
       return await subscription.next(timeoutMs);
     } finally {
@@ -144,6 +176,10 @@ export class LiveHub {
     const set = this.listeners.get(listener.id);
     if (!set?.delete(listener)) return;
     this.size--;
+    this.byKind[listener.kind]--;
+    const held = this.byClient.get(listener.client)! - 1;
+    if (held === 0) this.byClient.delete(listener.client);
+    else this.byClient.set(listener.client, held);
     if (set.size > 0) return;
     this.listeners.delete(listener.id);
     // Nobody will ask for the newest append, so its bytes are not kept until the stream next

@@ -22,6 +22,8 @@ export interface SseSessionOptions {
   heartbeatMs: number;
   maxDurationMs: number;
   signal: AbortSignal;
+  /** The reader's address, counted against its per-client cap while the session lasts. */
+  client: string;
 }
 
 const encoder = new TextEncoder();
@@ -109,7 +111,7 @@ function dataAndControl(payload: SsePayload, p: ControlPoint, clientCursor: stri
 }
 
 async function run(o: SseSessionOptions, send: (event: string | Uint8Array) => void, signal: AbortSignal): Promise<void> {
-  const subscription = o.hub.subscribe(o.state.id, signal);
+  const subscription = o.hub.subscribe(o.state.id, signal, o.client);
   try {
     await follow(o, send, subscription, signal);
   } finally {

@@ -36,6 +36,8 @@ export type ErrorCode =
   | "PRODUCER_LIMIT"
   | "LIVE_READ_BACKPRESSURE"
   | "INGRESS_BODY_BYTES_LIMIT"
+  | "CONNECTION_LIMIT"
+  | "STARTING"
   | "STORAGE_FULL"
   | "HOST_NOT_ALLOWED"
   | "CROSS_ORIGIN_FORBIDDEN"
@@ -43,6 +45,7 @@ export type ErrorCode =
   | "INSUFFICIENT_SCOPE"
   | "QUOTA_EXCEEDED"
   | "AUTH_UNAVAILABLE"
+  | "STORAGE_UNAVAILABLE"
   | "INTERNAL";
 
 export interface ErrorContext {

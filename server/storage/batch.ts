@@ -15,6 +15,11 @@ export class Batch {
   readonly overlay = new Map<string, StreamState | null>();
   readonly changes: StreamChange[] = [];
   readonly log = new LogWrites();
+  /** What this transaction's appends and creates wrote, for the metrics once it is durable. */
+  appendedBytes = 0;
+  appendedMessages = 0;
+  /** Whether a client's write (or the readiness probe) is in it, not only the store's upkeep. */
+  clientWrite = false;
   /**
    * Streams whose row must be rewritten before COMMIT: once per batch, not once per write. The
    * value says whether more than the columns an append changes (the "hot" ones) may differ.

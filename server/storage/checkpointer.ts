@@ -11,6 +11,15 @@ export interface CheckpointerStart {
   intervalMs: number;
 }
 
+/** What the thread tells the store, which logs it. */
+export interface CheckpointerMessage {
+  level: "warn" | "info";
+  message: string;
+  error?: string;
+}
+
+const report = (m: CheckpointerMessage) => self.postMessage(m);
+
 self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
   const db = new Database(event.data.path, { strict: true });
   db.exec("PRAGMA busy_timeout = 5000");
@@ -22,10 +31,10 @@ self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
   setInterval(() => {
     try {
       checkpoint.get();
-      if (failing) console.error("ursa: background checkpoints work again");
+      if (failing) report({ level: "info", message: "background checkpoints work again" });
       failing = false;
     } catch (error) {
-      if (!failing) console.error("ursa: background checkpoint failed, retrying every tick:", (error as Error).message);
+      if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message });
       failing = true;
     }
   }, event.data.intervalMs);

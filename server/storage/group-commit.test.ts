@@ -1,13 +1,13 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { CONCURRENT_FOR_MS, GroupCommit, type Sync } from "./group-commit";
+import { CONCURRENT_FOR_MS, GroupCommit, type CommitObserver, type Sync } from "./group-commit";
 
 /** A sync whose background runs are `inBackground` and whose inline runs are logged. */
 function syncing(inBackground: () => Promise<void>, log: string[], now: () => void = () => undefined): Sync {
   return { inBackground, now: () => (log.push("sync now"), now()) };
 }
 
-function setup(makeSync?: (log: string[]) => Sync, mayHoldLoop = () => true) {
+function setup(makeSync?: (log: string[]) => Sync, mayHoldLoop = () => true, observer?: CommitObserver) {
   const db = new Database(":memory:");
   db.exec("CREATE TABLE t (v INTEGER NOT NULL)");
   const log: string[] = [];
@@ -24,8 +24,9 @@ function setup(makeSync?: (log: string[]) => Sync, mayHoldLoop = () => true) {
     durable: (tx) => log.push(`durable ${tx.n}`),
     sync,
     syncFailed: (e) => log.push(`sync failed ${e}`),
+    failed: (e) => log.push(`failed ${(e as { code?: string }).code}`),
     mayHoldLoop,
-  });
+  }, observer);
   const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
   const rows = () => db.query<{ v: number }, []>("SELECT v FROM t ORDER BY v").all().map((r) => r.v);
   return { gc, insert, rows, log };
@@ -50,6 +51,28 @@ describe("group commit", () => {
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(rows()).toEqual([1, 3]);
     expect(log.filter((l) => l.startsWith("abort"))).toHaveLength(2);
+    // Only the write that failed alone is reported, not the batch it first shared.
+    expect(log.filter((l) => l.startsWith("failed"))).toEqual(["failed SQLITE_CONSTRAINT_NOTNULL"]);
+  });
+
+  test("the observer hears each transaction's size and each sync, on the loop or off it", async () => {
+    const batches: number[] = [];
+    let syncs = 0;
+    const observer: CommitObserver = {
+      batch: (writes, seconds) => {
+        expect(seconds).toBeGreaterThanOrEqual(0);
+        batches.push(writes);
+      },
+      sync: (seconds) => {
+        expect(seconds).toBeGreaterThanOrEqual(0);
+        syncs++;
+      },
+    };
+    const { gc, insert } = setup((l) => syncing(() => Promise.resolve(), l), () => false, observer);
+    await Promise.all([1, 2, 3].map((v) => gc.submit(() => insert.run(v))));
+    await gc.submit(() => insert.run(4));
+    expect(batches).toEqual([3, 1]);
+    expect(syncs).toBe(2);
   });
 
   test("with a sync, nothing in a batch is acknowledged or made visible before the background sync completes", async () => {

@@ -27,6 +27,8 @@ export interface Transactional<Tx> {
   sync?: Sync;
   /** A failed sync leaves the durability of committed writes unknown: the process must stop. */
   syncFailed(error: unknown): void;
+  /** A write that failed on its own (after its batch was retried one write at a time). */
+  failed(error: unknown): void;
   /**
    * Whether the event loop may stop for this transaction's sync: it wrote so little that the sync
    * is short, and no other request is in progress that the stop would hold up.
@@ -39,6 +41,14 @@ export interface Sync {
   inBackground(): Promise<void>;
   /** On the event loop. */
   now(): void;
+}
+
+/** What an operator sees of group commit (ops/server-metrics.ts): sizes and times, in seconds. */
+export interface CommitObserver {
+  /** A transaction committed: how many writes it held, and BEGIN to COMMIT. */
+  batch(writes: number, seconds: number): void;
+  /** One sync of the WAL, on the event loop or off it. */
+  sync(seconds: number): void;
 }
 
 /** Background syncs run on Bun's thread pool; a second one may start before the first returns. */
@@ -72,7 +82,10 @@ export class GroupCommit<Tx> {
   private lastSharedBatchAt = -Infinity;
   private idle: (() => void)[] = [];
 
-  constructor(private readonly target: Transactional<Tx>) {}
+  constructor(
+    private readonly target: Transactional<Tx>,
+    private readonly observer?: CommitObserver,
+  ) {}
 
   submit<T>(run: (tx: Tx) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -113,6 +126,7 @@ export class GroupCommit<Tx> {
   private runBatch(ops: Pending<Tx>[]): boolean {
     const tx = this.target.open();
     const results: unknown[] = [];
+    const startedAt = performance.now();
     try {
       this.target.begin.run();
       for (const op of ops) results.push(op.run(tx));
@@ -125,9 +139,13 @@ export class GroupCommit<Tx> {
         // Already rolled back by SQLite itself.
       }
       this.target.abort(tx);
-      if (ops.length === 1) ops[0]!.reject(error);
+      if (ops.length === 1) {
+        this.target.failed(error);
+        ops[0]!.reject(error);
+      }
       return false;
     }
+    this.observer?.batch(ops.length, (performance.now() - startedAt) / 1000);
     this.target.committed(tx);
     if (!this.target.sync) {
       this.target.durable(tx);
@@ -166,12 +184,14 @@ export class GroupCommit<Tx> {
   private syncNow(): void {
     if (this.syncBroken) return;
     const upTo = (this.syncRequestedUpTo = this.committedCount);
+    const startedAt = performance.now();
     try {
       this.target.sync!.now();
     } catch (error) {
       this.failSync(error);
       return;
     }
+    this.observer?.sync((performance.now() - startedAt) / 1000);
     this.acknowledge(upTo);
   }
 
@@ -197,8 +217,10 @@ export class GroupCommit<Tx> {
     // An fsync makes durable everything written before it began, whatever other fsyncs are
     // still running: this one covers every transaction committed so far.
     const upTo = (this.syncRequestedUpTo = committed);
+    const startedAt = performance.now();
     this.target.sync!.inBackground().then(
       () => {
+        this.observer?.sync((performance.now() - startedAt) / 1000);
         this.syncsInFlight--;
         this.acknowledge(upTo);
         this.startSync();

@@ -3,6 +3,7 @@
 // and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
 
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { applyAppend, decideAppend, producerAfter, type AppendEffect, type AppendRequest } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
@@ -15,15 +16,16 @@ import { checkAddressed } from "../protocol/read";
 import { streamKey, type StreamState } from "../protocol/state";
 import { Batch } from "./batch";
 import { lockDatabase, type DatabaseLock } from "./database-lock";
-import type { CheckpointerStart } from "./checkpointer";
-import { GroupCommit } from "./group-commit";
+import type { CheckpointerMessage, CheckpointerStart } from "./checkpointer";
+import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import { MessageLog } from "./message-log";
 import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
 import { MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION } from "./schema";
-import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StreamChange } from "./store";
+import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StoreStats, StreamChange } from "./store";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
+import { PROBE_BYTES, stateAfterFailure, WriteHealth, type WriteState } from "./write-health";
 
 export type SyncMode = "full" | "normal";
 
@@ -51,6 +53,10 @@ export interface SqliteStoreOptions {
   producerLimits?: ProducerLimits;
   /** Caps on buckets and on streams per bucket; none if not given. */
   quotas?: Quotas;
+  /** Told each transaction's size and time, and each sync's. */
+  commitObserver?: CommitObserver;
+  /** Where the checkpoint thread's trouble is reported; stderr if not given. */
+  onCheckpointMessage?: (message: CheckpointerMessage) => void;
 }
 
 
@@ -79,11 +85,16 @@ export class SqliteStore implements Store {
   private readonly clock: ProducerClock;
   private readonly quotas: Quotas;
   readonly introspection: SqliteIntrospection;
+  private readonly path: string;
+  private readonly health = new WriteHealth();
+  private appendedBytes = 0;
+  private appendedMessages = 0;
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
     this.quotas = options.quotas ?? NO_QUOTAS;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
+    this.path = options.path;
     const onDisk = options.path !== ":memory:";
     // Before the database is touched: a second process must not even replay or migrate it.
     if (onDisk) this.lock = lockDatabase(options.path);
@@ -103,6 +114,8 @@ export class SqliteStore implements Store {
       // a safety net, should that thread fall 64 MiB behind.
       this.db.exec("PRAGMA wal_autocheckpoint = 16384");
       this.checkpointer = new Worker(options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url));
+      const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
+      this.checkpointer.onmessage = (event: MessageEvent<CheckpointerMessage>) => report(event.data);
       this.checkpointer.postMessage({ path: options.path, intervalMs: 100 } satisfies CheckpointerStart);
     }
     this.migrate();
@@ -129,6 +142,9 @@ export class SqliteStore implements Store {
         if (this.log.due(batch)) this.log.materialize(batch);
       },
       committed: (batch) => {
+        // A client's write (or the probe) that commits shows the disk takes writes again; the
+        // store's own upkeep may need no new space, so it shows nothing.
+        if (batch.clientWrite) this.health.succeeded();
         for (const [key, state] of batch.overlay) this.pending.set(key, state);
         this.log.committed(batch);
         this.scheduleMaterialize();
@@ -136,8 +152,9 @@ export class SqliteStore implements Store {
       durable: (batch) => this.install(batch),
       sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
       syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
+      failed: (error) => this.health.failed(error),
       mayHoldLoop: (batch) => batch.small() && !busy(),
-    });
+    }, options.commitObserver);
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
     // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -188,6 +205,8 @@ export class SqliteStore implements Store {
   }
 
   private install(batch: Batch): void {
+    this.appendedBytes += batch.appendedBytes;
+    this.appendedMessages += batch.appendedMessages;
     for (const [key, state] of batch.overlay) {
       this.liveStreams += isLive(state) - isLive(this.cache.get(key));
       if (state === null) this.cache.delete(key);
@@ -276,8 +295,16 @@ export class SqliteStore implements Store {
 
   // ---- writes: group committed -------------------------------------------------------------
 
-  append(key: string, request: AppendRequest) {
+  /** A write a client asked for: its transaction committing shows the store takes writes. */
+  private clientWrite<T>(run: (tx: Batch) => T): Promise<T> {
     return this.writes.submit((tx) => {
+      tx.clientWrite = true;
+      return run(tx);
+    });
+  }
+
+  append(key: string, request: AppendRequest) {
+    return this.clientWrite((tx) => {
       const state = this.live(tx, key);
       const decision = decideAppend(state, request, this.producerClock());
       if (decision.kind !== "accepted") return decision;
@@ -289,7 +316,7 @@ export class SqliteStore implements Store {
   }
 
   create(key: string, request: CreateRequest): Promise<CreateOutcome> {
-    return this.writes.submit((tx): CreateOutcome => {
+    return this.clientWrite((tx): CreateOutcome => {
       const existing = this.live(tx, key);
       const source = request.fork
         ? (() => {
@@ -307,7 +334,7 @@ export class SqliteStore implements Store {
   }
 
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
-    return this.writes.submit((tx): DeleteOutcome => {
+    return this.clientWrite((tx): DeleteOutcome => {
       const checked = checkAddressed(this.live(tx, key), incarnation);
       if (isProtocolError(checked)) return checked;
       if (checked.forkRefs > 0) {
@@ -320,7 +347,7 @@ export class SqliteStore implements Store {
   }
 
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
-    return this.writes.submit(() => {
+    return this.clientWrite(() => {
       if (this.st.getBucket.get(bucket)) return "exists" as const;
       const refused = this.quotaRefusal(bucket, false);
       if (refused) return refused;
@@ -340,7 +367,7 @@ export class SqliteStore implements Store {
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
-    return this.writes.submit((tx) => {
+    return this.clientWrite((tx) => {
       if (!this.st.getBucket.get(bucket)) return "missing" as const;
       const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
       // Expired streams are reclaimed here rather than counted (spec §2.3).
@@ -363,12 +390,40 @@ export class SqliteStore implements Store {
     return { streams: this.liveStreams, buckets };
   }
 
-  isStorageFull(error: unknown): boolean {
-    // SQLite reports a write the disk refused with ENOSPC, like one past max_page_count, as SQLITE_FULL.
-    return (error as { code?: unknown } | null)?.code === "SQLITE_FULL";
+  diskFailure(error: unknown) {
+    return stateAfterFailure(error);
+  }
+
+  writeState(): WriteState {
+    return this.health.state;
+  }
+
+  probeWrite(): Promise<WriteState> {
+    // Written and taken back in one transaction: it needs as much free space as an ordinary
+    // append and leaves nothing but free pages behind.
+    return this.health.probe(() =>
+      this.clientWrite(() => {
+        this.st.setMeta.run("ready_probe", "x".repeat(PROBE_BYTES));
+        this.db.run("DELETE FROM meta WHERE key = 'ready_probe'");
+      }),
+    );
+  }
+
+  stats(): StoreStats {
+    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, ...this.fileSizes() };
+  }
+
+  private fileSizes(): { databaseBytes: number; walBytes: number } {
+    if (this.path === ":memory:") {
+      const bytes = this.db.query<{ n: number }, []>("SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()").get()!.n;
+      return { databaseBytes: bytes, walBytes: 0 };
+    }
+    const size = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+    return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`) };
   }
 
   async close(): Promise<void> {
+    this.health.closing();
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
     await this.writes.drain();
@@ -464,7 +519,11 @@ export class SqliteStore implements Store {
     }
     const producer = effect.producer && producerAfter({ ...effect, producer: effect.producer }, now);
     if (producer) tx.setProducer(next.producers, effect.producer!.id, producer);
-    if (effect.messages.length > 0) this.log.write(tx, key, next, effect, now);
+    if (effect.messages.length > 0) {
+      this.log.write(tx, key, next, effect, now);
+      tx.appendedBytes += effect.bytes;
+      tx.appendedMessages += effect.messages.length;
+    }
     // Nothing in the log carries a close-only request's producer, so its row is written now. Nor
     // may a forgotten producer's restart wait: start-up replay keeps the higher of a stored entry
     // and a log row, and would bring back the forgotten entry.

@@ -9,6 +9,7 @@ import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamSummary } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
 import type { Introspection } from "./introspection";
+import type { DiskFailure, WriteState } from "./write-health";
 
 export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
 
@@ -39,6 +40,14 @@ export interface ListQuery {
   limit: number;
 }
 
+/** What the metrics report of the store; the counters count acknowledged writes only. */
+export interface StoreStats {
+  appendedBytes: number;
+  appendedMessages: number;
+  databaseBytes: number;
+  walBytes: number;
+}
+
 export interface Store {
   /** The committed state of a live stream (expired streams read as absent). */
   get(key: string): StreamState | undefined;
@@ -65,8 +74,19 @@ export interface Store {
   /** Read-only queries for the console's introspection API. */
   readonly introspection: Introspection;
 
-  /** Whether a write failed because the storage is full: nothing of it was written, and it may succeed later. */
-  isStorageFull(error: unknown): boolean;
+  /**
+   * Whether a write failed because of the disk (full, read-only, an I/O error) rather than a bug:
+   * nothing of it was written, and it may succeed later. Null for any other failure.
+   */
+  diskFailure(error: unknown): DiskFailure | null;
+  /** Whether writes work, as the last one found: "ok" until one fails for lack of room or a read-only disk. */
+  writeState(): WriteState;
+  /**
+   * When writes are failing, tries a small write that needs free space (at most once a second) and
+   * resolves with the state it leaves; otherwise resolves with the state as it is.
+   */
+  probeWrite(): Promise<WriteState>;
+  stats(): StoreStats;
 
   onChange(listener: (changes: StreamChange[]) => void): void;
   /** Waits for queued writes to commit, then closes the database. */

@@ -22,10 +22,13 @@ export function walSync(dbPath: string): Sync {
   const walFd = () => {
     if (fd === null) {
       fd = openSync(`${dbPath}-wal`, "r");
-      // The WAL file is new: its directory entry must be durable too, once.
-      const dir = openSync(dirname(dbPath), "r");
-      fsyncSync(dir);
-      closeSync(dir);
+      // The WAL file is new: its directory entry must be durable too, once. Windows cannot open a
+      // directory to sync it, nor needs to: NTFS journals its directory entries.
+      if (process.platform !== "win32") {
+        const dir = openSync(dirname(dbPath), "r");
+        fsyncSync(dir);
+        closeSync(dir);
+      }
     }
     return fd;
   };

@@ -4,6 +4,9 @@
 import { createApp } from "../app";
 import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
+import { Logger } from "../ops/log";
+import { LoopLagMonitor } from "../ops/loop-lag";
+import { ServerMetrics } from "../ops/server-metrics";
 import type { ProducerLimits } from "../protocol/producer";
 import type { Quotas } from "../protocol/quota";
 import { DEFAULT_SECURITY, type SecurityConfig } from "../http/security/options";
@@ -12,9 +15,17 @@ import { SqliteStore } from "../storage/sqlite-store";
 
 export interface Harness {
   store: SqliteStore;
+  hub: LiveHub;
+  metrics: ServerMetrics;
+  /** Every log line written, debug level, text format. */
+  logs: string[];
   clock: { now: number };
   /** `host` replaces the harness's own host in the request URL, as a Host header would. */
-  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array>; host?: string }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array>; host?: string; signal?: AbortSignal },
+  ): Promise<Response>;
   /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
   fingerprint(key: string): string | null;
   close(): Promise<void>;
@@ -32,6 +43,11 @@ interface HarnessOptions {
   security?: Partial<SecurityConfig>;
   /** How long deferred index and summary rows may wait (message-log.ts); 0 writes them with every write. */
   materializeEveryMs?: number;
+  maxLiveReaders?: number;
+  maxLiveReadersPerClient?: number;
+  /** Requests in progress as the server would count them; 1 (this one) if not given. */
+  inFlight?: () => number;
+  maxConnections?: number;
 }
 
 /** The host every harness request names. */
@@ -39,6 +55,7 @@ export const HARNESS_HOST = "ursa.test";
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
+  const metrics = new ServerMetrics(new LoopLagMonitor(), null);
   const store = new SqliteStore({
     path: options.path ?? ":memory:",
     sync: "full",
@@ -47,18 +64,27 @@ export function harness(options: HarnessOptions = {}): Harness {
     producerLimits: options.producerLimits,
     quotas: options.quotas,
     materializeEveryMs: options.materializeEveryMs,
+    commitObserver: metrics,
   });
-  const hub = new LiveHub(store, 1000);
+  const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
+  const logs: string[] = [];
   const app = createApp(
     {
       store,
       hub,
       bodies: new BodyBudget(options.maxInflightBodyBytes ?? 256 * 1024 * 1024),
+      // A request may name its client in X-Test-Client, to test per-client limits in-process.
+      clientAddress: (req) => req.headers.get("x-test-client") ?? "127.0.0.1",
+      inFlight: options.inFlight ?? (() => 1),
+      stopping: () => false,
+      log: new Logger("debug", "text", (line) => void logs.push(line)),
+      metrics,
       limits: {
         maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
         sseHeartbeatMs: 1000,
         sseMaxDurationMs: 2000,
+        maxConnections: options.maxConnections ?? 1000,
       },
       keepOpen: () => undefined,
       info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
@@ -68,10 +94,15 @@ export function harness(options: HarnessOptions = {}): Harness {
   );
   return {
     store,
+    hub,
+    metrics,
+    logs,
     clock,
     request: (method, path, init = {}) =>
       // duplex: a ReadableStream body streams in, as a chunked upload does.
-      Promise.resolve(app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, duplex: "half" } as RequestInit)),
+      Promise.resolve(
+        app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, signal: init.signal, duplex: "half" } as RequestInit),
+      ),
     fingerprint(key) {
       const s = store.get(key);
       return s ? fingerprintOf(store, s) : null;
