@@ -9,7 +9,7 @@ const run = (argv: string[], env: Record<string, string> = {}) => {
 
 describe("command line and environment", () => {
   test("defaults", () => {
-    expect(run([])).toMatchObject({ host: "127.0.0.1", port: 4437, dataDir: "./ursa-data", memory: false, sync: "full", longPollTimeoutMs: 1000, sseMaxDurationMs: 60_000, maxBodyBytes: 32 * 1024 * 1024, maxInflightBodyBytes: 256 * 1024 * 1024, producerIdleTtlMs: 7 * 86_400_000, maxProducersPerStream: 4096 });
+    expect(run([])).toMatchObject({ host: "127.0.0.1", port: 4437, dataDir: "./ursa-data", memory: false, sync: "full", longPollTimeoutMs: 1000, sseMaxDurationMs: 60_000, maxBodyBytes: 32 * 1024 * 1024, maxSnapshotBytes: 128 * 1024 * 1024, maxInflightBodyBytes: 256 * 1024 * 1024, producerIdleTtlMs: 7 * 86_400_000, maxProducersPerStream: 4096 });
   });
   test("every option can come from the environment, and a flag beats it", () => {
     const env = {
@@ -22,6 +22,7 @@ describe("command line and environment", () => {
       URSA_SSE_MAX_DURATION: "2m",
       URSA_SSE_HEARTBEAT: "500ms",
       URSA_MAX_BODY_BYTES: "1024",
+      URSA_MAX_SNAPSHOT_BYTES: "2048",
       URSA_MAX_INFLIGHT_BODY_BYTES: "4096",
       URSA_MAX_LIVE_READERS: "7",
       URSA_READ_CACHE_MB: "3",
@@ -38,6 +39,7 @@ describe("command line and environment", () => {
       sseMaxDurationMs: 120_000,
       sseHeartbeatMs: 500,
       maxBodyBytes: 1024,
+      maxSnapshotBytes: 2048,
       maxInflightBodyBytes: 4096,
       maxLiveReaders: 7,
       readCacheBytes: 3 * 1024 * 1024,
@@ -54,6 +56,7 @@ describe("command line and environment", () => {
     expect(() => run(["--producer-idle-ttl", "99999999999d"])).toThrow(/--producer-idle-ttl/);
     expect(() => run(["--max-producers-per-stream", "0"])).toThrow(/--max-producers-per-stream/);
     expect(() => run(["--read-cache-mb", "-1"])).toThrow(/--read-cache-mb/);
+    expect(() => run(["--max-snapshot-bytes", "128MiB"])).toThrow(/--max-snapshot-bytes/);
     expect(() => run(["--nope"])).toThrow();
     // A budget for bodies in memory smaller than one allowed body would refuse that body forever.
     expect(() => run(["--max-body-bytes", "2048", "--max-inflight-body-bytes", "2047"])).toThrow(/--max-inflight-body-bytes must be an integer >= 2048/);
@@ -62,7 +65,7 @@ describe("command line and environment", () => {
   test("--help lists every option with its environment variable", () => {
     expect(parseConfig(["--help"], {}).kind).toBe("help");
     const text = helpText("test");
-    for (const flag of ["--host", "--port", "--data", "--memory", "--sync", "--long-poll-timeout-ms", "--sse-max-duration", "--max-body-bytes", "--max-inflight-body-bytes", "--producer-idle-ttl", "--max-producers-per-stream"]) {
+    for (const flag of ["--host", "--port", "--data", "--memory", "--sync", "--long-poll-timeout-ms", "--sse-max-duration", "--max-body-bytes", "--max-snapshot-bytes", "--max-inflight-body-bytes", "--producer-idle-ttl", "--max-producers-per-stream"]) {
       expect(text).toContain(flag);
     }
     expect(text).toContain("URSA_LONG_POLL_TIMEOUT_MS");

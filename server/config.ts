@@ -12,6 +12,7 @@ export interface Config {
   sseMaxDurationMs: number;
   sseHeartbeatMs: number;
   maxBodyBytes: number;
+  maxSnapshotBytes: number;
   maxInflightBodyBytes: number;
   maxLiveReaders: number;
   readCacheBytes: number;
@@ -37,6 +38,7 @@ const OPTIONS: OptionSpec[] = [
   { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m/h/d suffix); clients reconnect from the last offset" },
   { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often" },
   { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413" },
+  { flag: "max-snapshot-bytes", env: "URSA_MAX_SNAPSHOT_BYTES", value: "N", default: String(128 * 1024 * 1024), help: "largest snapshot body (PUT …/snapshot); it streams to storage, never held whole; larger ones get 413" },
   { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request bodies held in memory at once, server-wide; writes past it get 503 with Retry-After" },
   { flag: "max-live-readers", env: "URSA_MAX_LIVE_READERS", value: "N", default: "65536", help: "long-poll and SSE readers at once; more get 503" },
   { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0" },
@@ -110,6 +112,7 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
       sseMaxDurationMs: duration("sse-max-duration", get("sse-max-duration")),
       sseHeartbeatMs: duration("sse-heartbeat", get("sse-heartbeat")),
       maxBodyBytes,
+      maxSnapshotBytes: integer("max-snapshot-bytes", get("max-snapshot-bytes"), 0),
       // A budget below the largest body would refuse that body forever.
       maxInflightBodyBytes: integer("max-inflight-body-bytes", get("max-inflight-body-bytes"), maxBodyBytes),
       maxLiveReaders: integer("max-live-readers", get("max-live-readers"), 1),

@@ -75,4 +75,6 @@ export interface StreamDetail {
   attrs: Record<string, unknown> | null;
   snapshot_offset: string | null;
   retained_offset: string;
+  /** The visible snapshot (spec §7.3), or null. */
+  snapshot: { offset: string; digest: string; content_type: string; size: number } | null;
 }

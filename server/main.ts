@@ -45,6 +45,7 @@ function start(): void {
     bodies: new BodyBudget(config.maxInflightBodyBytes),
     limits: {
       maxBodyBytes: config.maxBodyBytes,
+      maxSnapshotBytes: config.maxSnapshotBytes,
       longPollTimeoutMs: config.longPollTimeoutMs,
       sseHeartbeatMs: config.sseHeartbeatMs,
       sseMaxDurationMs: config.sseMaxDurationMs,
@@ -57,8 +58,8 @@ function start(): void {
     hostname: config.host,
     port: config.port,
     fetch: app.fetch,
-    // ursa enforces its own limit (with a JSON error); Bun's must sit above it.
-    maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
+    // ursa enforces its own limits (with a JSON error); Bun's must sit above both.
+    maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxSnapshotBytes) + 1024 * 1024,
     idleTimeout: 30,
   }));
   console.log(`ursa listening http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port} data=${dataPath}`);

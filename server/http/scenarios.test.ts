@@ -79,7 +79,8 @@ const scenarios: Scenario[] = [
   { name: "existing closed stream without Stream-Closed", method: "PUT", path: "/test-b/closed", headers: { "Content-Type": "text/plain" }, status: 409, code: "STREAM_ALREADY_EXISTS_CONFLICT", unchanged: "test-b/closed" },
   { name: "producer on create with seq 1", method: "PUT", path: "/test-b/new", headers: { "Producer-Id": "p", "Producer-Epoch": "0", "Producer-Seq": "1" }, status: 409, code: "PRODUCER_SEQ_CONFLICT", has: { "Producer-Expected-Seq": "0" }, absent: "test-b/new" },
   { name: "Stream-Incarnation for a missing stream creates nothing", method: "PUT", path: "/test-b/new", headers: { "Stream-Incarnation": "1" }, status: 412, code: "STREAM_INCARNATION_MISMATCH", lacks: ["Stream-Last-Seq"], absent: "test-b/new" },
-  { name: "Stream-Incarnation malformed", method: "PUT", path: "/test-b/new", headers: { "Stream-Incarnation": "abc" }, status: 400, code: "BAD_REQUEST", absent: "test-b/new" },
+  { name: "a made-up Stream-Incarnation for a missing stream creates nothing", method: "PUT", path: "/test-b/new", headers: { "Stream-Incarnation": "abc" }, status: 412, code: "STREAM_INCARNATION_MISMATCH", absent: "test-b/new" },
+  { name: "a Stream-Incarnation over 256 bytes", method: "PUT", path: "/test-b/new", headers: { "Stream-Incarnation": long(257) }, status: 400, code: "BAD_REQUEST", absent: "test-b/new" },
   { name: "PUT body too large", method: "PUT", path: "/test-b/new", body: long(1024 * 1024 + 1), status: 413, code: "PAYLOAD_TOO_LARGE", absent: "test-b/new" },
 
   // POST
@@ -97,6 +98,7 @@ const scenarios: Scenario[] = [
   { name: "new epoch with seq 1", method: "POST", path: "/test-b/json", headers: { ...J, "Producer-Id": "p1", "Producer-Epoch": "2", "Producer-Seq": "1" }, body: "1", status: 400, code: "INVALID_PRODUCER", unchanged: "test-b/json" },
   { name: "Stream-Seq over 256 bytes", method: "POST", path: "/test-b/json", headers: { ...J, "Stream-Seq": long(257) }, body: "1", status: 400, code: "INVALID_STREAM_SEQ", unchanged: "test-b/json" },
   { name: "append to a missing stream", method: "POST", path: "/test-b/nope", headers: J, body: "1", status: 404, code: "STREAM_NOT_FOUND", absent: "test-b/nope" },
+  { name: "append with a token from another server", method: "POST", path: "/test-b/json", headers: { ...J, "Stream-Incarnation": "ursula-7f3a" }, body: "1", status: 412, code: "STREAM_INCARNATION_MISMATCH", has: { "Stream-Incarnation": /^[0-9]+$/ }, unchanged: "test-b/json" },
   { name: "append with a stale Stream-Incarnation", method: "POST", path: "/test-b/json", headers: { ...J, "Stream-Incarnation": "1" }, body: "1", status: 412, code: "STREAM_INCARNATION_MISMATCH", has: { "Stream-Incarnation": /^[0-9]+$/ }, lacks: ["Stream-Last-Seq"], unchanged: "test-b/json" },
   { name: "stale producer epoch", method: "POST", path: "/test-b/json", headers: { ...J, "Producer-Id": "p1", "Producer-Epoch": "0", "Producer-Seq": "1" }, body: "1", status: 403, code: "PRODUCER_EPOCH_STALE", has: { "Producer-Epoch": "1" }, unchanged: "test-b/json" },
   { name: "producer sequence gap", method: "POST", path: "/test-b/json", headers: { ...J, "Producer-Id": "p1", "Producer-Epoch": "1", "Producer-Seq": "5" }, body: "1", status: 409, code: "PRODUCER_SEQ_CONFLICT", has: { "Producer-Expected-Seq": "1", "Producer-Received-Seq": "5" }, lacks: ["Stream-Last-Seq"], unchanged: "test-b/json" },

@@ -17,6 +17,10 @@ import { firstEndingAfter, RecentMessages, type LogEntry } from "./recent-messag
 import type { Statements } from "./rows";
 
 const ROW_PARAMS = 10;
+
+/** One step of deleting below a floor stops after this many rows or bytes (reclaimer.ts). */
+const FLOOR_STEP_ROWS = 8192;
+const FLOOR_STEP_BYTES = 16 * 1024 * 1024;
 const INSERT_SIZES = [32, 8, 1];
 
 /** How long appends may wait for their deferred rows by default, and how many at most. */
@@ -67,10 +71,12 @@ export class MessageLog {
   private readonly rowsFrom: Statement<{ start: number; seg: number; len: number }>;
   private readonly deleteRows: Statement;
   private readonly deleteIndex: Statement;
-  private readonly copyBelow: Statement;
   private readonly copyRows: Statement;
   private readonly copyPrefix: Statement;
-  private readonly countBelow: Statement<{ n: number }>;
+  private readonly countFrom: Statement<{ n: number }>;
+  private readonly belowFloor: Statement<{ start: number; len: number }>;
+  private readonly deleteRowsUpTo: Statement;
+  private readonly deleteIndexUpTo: Statement;
 
   constructor(
     private readonly db: Database,
@@ -105,10 +111,15 @@ export class MessageLog {
         `INSERT INTO msgs (stream_id, start, seg, data) SELECT ?1, i.start, m.seg, ${dataExpr} FROM msg_index i JOIN msgs m ON m.id = i.msg_id
          WHERE i.stream_id = ?2 AND ${range} ORDER BY i.start`,
       );
-    this.copyBelow = copy("m.data", "i.start < ?3");
     this.copyRows = copy("m.data", "i.start >= ?3 AND i.start < ?4");
     this.copyPrefix = copy("substr(m.data, 1, ?4)", "i.start = ?3");
-    this.countBelow = db.prepare("SELECT count(*) AS n FROM msg_index WHERE stream_id = ? AND start < ?");
+    this.countFrom = db.prepare("SELECT count(*) AS n FROM msg_index WHERE stream_id = ? AND start >= ?");
+    this.belowFloor = db.prepare(
+      `SELECT i.start AS start, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+       WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start LIMIT ${FLOOR_STEP_ROWS}`,
+    );
+    this.deleteRowsUpTo = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start <= ?)");
+    this.deleteIndexUpTo = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start <= ?");
     this.indexedUpTo = Number(st.getMeta.get("indexed_upto")?.value ?? 0);
     this.lastMaterializedAt = now();
   }
@@ -267,20 +278,42 @@ export class MessageLog {
   }
 
   /**
-   * Copies a fork's inherited messages (spec §7.4): all below `offset`, then `subBytes` into the
-   * append at `offset` (a byte prefix of its message, or whole JSON messages). Returns how many
-   * messages were copied below `offset`.
+   * Copies a fork's inherited messages (spec §7.4): those from the source's floor up to `offset`
+   * (below the floor they are gone), then `subBytes` into the append at `offset` (a byte prefix
+   * of its message, or whole JSON messages). Returns how many messages the source held below
+   * `offset`, trimmed ones included, so the fork's message count carries on from the source's.
    */
-  copyForFork(tx: Batch, forkId: number, sourceId: number, offset: number, subBytes: number, json: boolean): number {
+  copyForFork(tx: Batch, forkId: number, source: StreamState, floor: number, offset: number, subBytes: number, json: boolean): number {
     this.materialize(tx);
-    this.copyBelow.run(forkId, sourceId, offset);
+    this.copyRows.run(forkId, source.id, floor, offset);
     if (subBytes > 0) {
-      if (json) this.copyRows.run(forkId, sourceId, offset, offset + subBytes);
-      else this.copyPrefix.run(forkId, sourceId, offset, subBytes);
+      if (json) this.copyRows.run(forkId, source.id, offset, offset + subBytes);
+      else this.copyPrefix.run(forkId, source.id, offset, subBytes);
     }
-    const below = this.countBelow.get(sourceId, offset)!.n;
+    const below = source.messageCount - this.countFrom.get(source.id, offset)!.n;
     this.materialize(tx);
     return below;
+  }
+
+  /**
+   * Deletes a bounded batch of the stream's messages below `floor` (a message boundary, so each
+   * row is wholly below it or not). Reads below the floor are refused already; this frees the space.
+   */
+  deleteBelow(tx: Batch, streamId: number, floor: number): { freed: number; more: boolean } {
+    if (this.deferred) this.materialize(tx);
+    let last = -1;
+    let freed = 0;
+    let rows = 0;
+    for (const row of this.belowFloor.iterate(streamId, floor)) {
+      last = row.start;
+      freed += row.len;
+      rows++;
+      if (freed >= FLOOR_STEP_BYTES) break;
+    }
+    if (last < 0) return { freed: 0, more: false };
+    this.deleteRowsUpTo.run(streamId, last);
+    this.deleteIndexUpTo.run(streamId, last);
+    return { freed, more: rows === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
   }
 
   // ---- after a transaction commits -----------------------------------------------------------

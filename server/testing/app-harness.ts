@@ -20,6 +20,7 @@ export interface Harness {
 interface HarnessOptions {
   longPollTimeoutMs?: number;
   maxBodyBytes?: number;
+  maxSnapshotBytes?: number;
   maxInflightBodyBytes?: number;
   producerLimits?: ProducerLimits;
   /** A database file; in memory if not given. */
@@ -37,6 +38,7 @@ export function harness(options: HarnessOptions = {}): Harness {
       bodies: new BodyBudget(options.maxInflightBodyBytes ?? 256 * 1024 * 1024),
       limits: {
         maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+        maxSnapshotBytes: options.maxSnapshotBytes ?? 4 * 1024 * 1024,
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
         sseHeartbeatMs: 1000,
         sseMaxDurationMs: 2000,
