@@ -55,9 +55,9 @@ export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: b
 }
 
 /** A boundary that occurs in no payload (RFC 2046 §5.1.1); drawn again in the unlikely case it does. */
-function freeBoundary(messages: Uint8Array[], snapshot: SnapshotReader | null): string {
+export function freeBoundary(messages: Uint8Array[], snapshot: SnapshotReader | null, draw = randomBoundary): string {
   for (;;) {
-    const boundary = randomBoundary();
+    const boundary = draw();
     const needle = new TextEncoder().encode(boundary);
     if (messages.some((m) => contains(m, needle))) continue;
     // Only a snapshot whose bytes hold the boundary's fixed prefix can hold the boundary, and

@@ -479,7 +479,7 @@ export class SqliteStore implements Store {
   getBucket(bucket: string) {
     const row = this.st.getBucket.get(bucket);
     if (!row) return undefined;
-    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: countStreams(this.db, bucket, "") };
+    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: countStreams(this.db, bucket, "", (k) => this.get(k), this.now()) };
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
@@ -498,7 +498,7 @@ export class SqliteStore implements Store {
   }
 
   listStreams(bucket: string, query: ListQuery) {
-    return listStreams(this.db, (k) => this.get(k), bucket, query);
+    return listStreams(this.db, (k) => this.get(k), bucket, query, this.now());
   }
 
   counts() {
