@@ -160,7 +160,7 @@ describe("latest, read and delete (spec §2.14–§2.16)", () => {
     for (;;) {
       const next = await reader.read();
       if (next.done) break;
-      expect(next.value.every((b) => b === 9)).toBe(true);
+      expect(next.value.every((b: number) => b === 9)).toBe(true);
       got += next.value.length;
     }
     expect(got).toBe(big.length);
