@@ -14,6 +14,7 @@ import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import { closeDelimiter, contains, NeedleScanner, PART_END, partHead, randomBoundary } from "./multipart";
 import type { StreamPath } from "./paths";
+import { streamOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
 export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Response {
@@ -92,27 +93,10 @@ const PIECE_BYTES = 256 * 1024;
 
 function bootstrapBody(p: Parts, snapshot: SnapshotReader | null, signal: AbortSignal): ReadableStream<Uint8Array> {
   const release = () => snapshot?.release();
-  signal.addEventListener("abort", release, { once: true });
-  const it = pieces(p, snapshot, release);
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        try {
-          const next = it.next();
-          if (next.done) controller.close();
-          else controller.enqueue(next.value);
-        } catch (error) {
-          release();
-          controller.error(error);
-        }
-      },
-      cancel: release,
-    },
-    { highWaterMark: 0 },
-  );
+  return streamOut(pieces(p, snapshot, release), release, signal);
 }
 
-/** The body in order: the snapshot part chunk by chunk, then the message parts a piece at a time. */
+/** The body in order: the snapshot part chunk by chunk, then the message parts packed into pieces. */
 function* pieces(p: Parts, snapshot: SnapshotReader | null, release: () => void): Generator<Uint8Array> {
   yield partHead(p.boundary, p.snapshotType);
   for (let i = 0; snapshot !== null && i < snapshot.chunks; i++) yield snapshot.chunk(i);

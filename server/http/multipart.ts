@@ -54,3 +54,4 @@ export class NeedleScanner {
 export function contains(payload: Uint8Array, needle: Uint8Array): boolean {
   return Buffer.from(payload.buffer, payload.byteOffset, payload.length).indexOf(needle) >= 0;
 }
+

@@ -14,6 +14,7 @@ import { baseHeaders, H } from "./headers";
 import { BOUNDARY_PREFIX, NeedleScanner } from "./multipart";
 import type { StreamPath } from "./paths";
 import { parseOffsetSegment, parseResourceTarget } from "./resource-target";
+import { streamOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
 /** The body budget an upload takes: what it buffers before each chunk row is written. */
@@ -154,33 +155,15 @@ export function readSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg:
   deps.store.renewTtl(path.key);
   // Pinned in the same turn as the state was read: a newer publish cannot delete these bytes
   // while they stream out.
-  return new Response(snapshotBody(deps.store.openSnapshot(snapshot)), { status: 200, headers: h });
+  return new Response(snapshotBody(deps.store.openSnapshot(snapshot), req.signal), { status: 200, headers: h });
 }
 
 /** The blob's chunks, read one at a time as the client takes them. */
-function snapshotBody(reader: SnapshotReader): ReadableStream<Uint8Array> {
-  let next = 0;
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (next === reader.chunks) {
-          reader.release();
-          controller.close();
-          return;
-        }
-        try {
-          controller.enqueue(reader.chunk(next++));
-        } catch (error) {
-          reader.release();
-          controller.error(error);
-        }
-      },
-      cancel() {
-        reader.release();
-      },
-    },
-    { highWaterMark: 0 },
-  );
+function snapshotBody(reader: SnapshotReader, signal: AbortSignal): ReadableStream<Uint8Array> {
+  function* chunks(): Generator<Uint8Array> {
+    for (let i = 0; i < reader.chunks; i++) yield reader.chunk(i);
+  }
+  return streamOut(chunks(), () => reader.release(), signal);
 }
 
 export function deleteSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg: string): Response {

@@ -77,6 +77,7 @@ export class MessageLog {
   private readonly belowFloor: Statement<{ start: number; len: number }>;
   private readonly deleteRowsUpTo: Statement;
   private readonly deleteIndexUpTo: Statement;
+  private readonly anyBelow: Statement<{ one: number }>;
 
   constructor(
     private readonly db: Database,
@@ -120,6 +121,7 @@ export class MessageLog {
     );
     this.deleteRowsUpTo = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start <= ?)");
     this.deleteIndexUpTo = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start <= ?");
+    this.anyBelow = db.prepare("SELECT 1 AS one FROM msg_index WHERE stream_id = ? AND start < ? LIMIT 1");
     this.indexedUpTo = Number(st.getMeta.get("indexed_upto")?.value ?? 0);
     this.lastMaterializedAt = now();
   }
@@ -293,6 +295,13 @@ export class MessageLog {
     const below = source.messageCount - this.countFrom.get(source.id, offset)!.n;
     this.materialize(tx);
     return below;
+  }
+
+  /** Whether any message of the stream below `floor` is still stored (one index seek). */
+  hasRowsBelow(streamId: number, floor: number): boolean {
+    const held = this.recent.held(streamId);
+    if (held && held.entries[held.head]!.start < floor) return true;
+    return this.anyBelow.get(streamId, floor) !== null;
   }
 
   /**

@@ -34,7 +34,8 @@ const MESSAGE_INDEX = `CREATE TABLE IF NOT EXISTS msg_index (
 
 /**
  * Version 4: attributes in their own table, read on demand (a stream's row, which start-up loads
- * for every stream, holds only the id of its current attributes row); snapshot bytes as chunk
+ * for every stream, holds only the id of its current attributes row; a replaced row is marked
+ * and deleted once the change is durable, or at start-up after a crash); snapshot bytes as chunk
  * rows of a blob that streams share by reference (a fork keeps its source's); the retained floor.
  * A blob is `staging` while its upload streams in, and is collected (its chunks deleted in bounded
  * steps) once no stream refers to it, or at start-up if a crash left it staging.
@@ -43,8 +44,10 @@ const RESOURCE_TABLES = `
 CREATE TABLE IF NOT EXISTS stream_attrs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   stream_id INTEGER NOT NULL,
-  attrs TEXT NOT NULL
+  attrs TEXT NOT NULL,
+  replaced INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS stream_attrs_replaced ON stream_attrs(id) WHERE replaced = 1;
 CREATE TABLE IF NOT EXISTS snapshot_blobs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   staging INTEGER NOT NULL,
@@ -54,6 +57,8 @@ CREATE TABLE IF NOT EXISTS snapshot_blobs (
   size INTEGER NOT NULL DEFAULT 0,
   mentions_boundary INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS snapshot_blobs_staging ON snapshot_blobs(id) WHERE staging = 1;
+CREATE INDEX IF NOT EXISTS snapshot_blobs_unreferenced ON snapshot_blobs(id) WHERE refs <= 0;
 CREATE TABLE IF NOT EXISTS snapshot_chunks (
   blob_id INTEGER NOT NULL,
   seq INTEGER NOT NULL,

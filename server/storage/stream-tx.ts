@@ -209,7 +209,9 @@ export class StreamTx {
 
   private releaseAttrs(tx: Batch, state: StreamState): void {
     const id = state.attrsId;
-    if (id !== null) tx.onDurable.push(() => this.d.reclaimer().attrs(id));
+    if (id === null) return;
+    this.d.attrs.replaced(id);
+    tx.onDurable.push(() => this.d.reclaimer().attrs(id));
   }
 
   /** One stream fewer refers to the state's snapshot blob; the last one lets it be collected. */
