@@ -44,6 +44,8 @@ export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: b
   h.set(H.contentType, `multipart/mixed; boundary=${boundary}`);
   // Literally -1 without a snapshot (spec §2.18, §3.1).
   h.set(H.snapshotOffset, state.snapshot ? formatOffset(state.snapshot.offset) : "-1");
+  // Not in the spec's list, but what a client needs to publish the next snapshot conditionally.
+  if (state.snapshot) h.set(H.snapshotDigest, state.snapshot.digest);
   h.set(H.nextOffset, formatOffset(slice.end));
   if (end.upToDate) h.set(H.upToDate, "true");
   if (end.closed) h.set(H.closed, "true");
