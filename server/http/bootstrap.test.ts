@@ -19,7 +19,6 @@ async function bootstrap(path: string) {
   expect(res.status).toBe(200);
   const boundary = /^multipart\/mixed; boundary=(ursa-bootstrap-[0-9a-f]{32})$/.exec(res.headers.get("Content-Type")!)![1]!;
   const body = new Uint8Array(await res.arrayBuffer());
-  expect(res.headers.get("Content-Length")).toBe(String(body.length));
   return { res, boundary, body, text: Buffer.from(body).toString("latin1") };
 }
 

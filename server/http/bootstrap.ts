@@ -50,8 +50,7 @@ export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: b
   if (end.upToDate) h.set(H.upToDate, "true");
   if (end.closed) h.set(H.closed, "true");
   h.set(H.incarnation, state.incarnation);
-  const parts = { boundary, snapshotType, snapshotSize: state.snapshot?.size ?? 0, contentType: state.contentType, messages };
-  h.set("Content-Length", String(bodyLength(parts)));
+  const parts = { boundary, snapshotType, contentType: state.contentType, messages };
   if (head) return new Response(null, { status: 200, headers: h });
   deps.store.renewTtl(path.key);
   return new Response(bootstrapBody(parts, reader, req.signal), { status: 200, headers: h });
@@ -77,17 +76,8 @@ export function freeBoundary(messages: Uint8Array[], snapshot: SnapshotReader | 
 interface Parts {
   boundary: string;
   snapshotType: string;
-  snapshotSize: number;
   contentType: string;
   messages: Uint8Array[];
-}
-
-function bodyLength(p: Parts): number {
-  const snapshotHead = partHead(p.boundary, p.snapshotType).length;
-  const messageHead = partHead(p.boundary, p.contentType).length;
-  let n = snapshotHead + p.snapshotSize + PART_END.length + closeDelimiter(p.boundary).length;
-  for (const m of p.messages) n += messageHead + m.length + PART_END.length;
-  return n;
 }
 
 /** Message parts are packed into pieces of about this size: one write per piece, not per part. */

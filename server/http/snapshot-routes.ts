@@ -150,7 +150,6 @@ export function readSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg:
   const h = snapshotHeaders(state, snapshot);
   replayHeaders(h, state, snapshot);
   h.set(H.contentType, snapshot.contentType);
-  h.set("Content-Length", String(snapshot.size));
   if (head) return new Response(null, { status: 200, headers: h });
   deps.store.renewTtl(path.key);
   // Pinned in the same turn as the state was read: a newer publish cannot delete these bytes
