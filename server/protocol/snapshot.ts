@@ -2,7 +2,6 @@
 // message boundary, identified by a BLAKE3 digest of its type and bytes. Publishing never moves
 // the retained floor.
 
-import { createBLAKE3 } from "hash-wasm";
 import { protocolError, type ProtocolError } from "./errors";
 import { incarnationMismatch } from "./incarnation";
 import { belowFloor } from "./read";
@@ -10,6 +9,12 @@ import { noRecordCoordinates, type ResourceTarget } from "./retention";
 import type { SnapshotMeta, StreamState } from "./state";
 
 export const DEFAULT_MAX_SNAPSHOT_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Loaded on the first publish, not at start-up: importing hash-wasm and compiling its BLAKE3
+ * module took 35-50 ms and 50-110 ms here, several times ursa's whole start.
+ */
+let blake3: Promise<typeof import("hash-wasm").createBLAKE3> | undefined;
 
 export interface SnapshotDigest {
   update(bytes: Uint8Array): void;
@@ -22,7 +27,8 @@ export interface SnapshotDigest {
  * BLAKE3(u64_le(len(content_type)) ‖ content_type ‖ body), in lowercase hex.
  */
 export async function snapshotDigest(contentType: string): Promise<SnapshotDigest> {
-  const hasher = await createBLAKE3();
+  const create = await (blake3 ??= import("hash-wasm").then((m) => m.createBLAKE3));
+  const hasher = await create();
   hasher.init();
   const type = new TextEncoder().encode(contentType);
   const length = new Uint8Array(8);
