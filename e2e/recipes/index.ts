@@ -1,4 +1,4 @@
-// The seed's recipes (shared/spec/conditional-writes.md) as code a user can copy. Each file
+// The seed's recipes (Ursula's "Conditional Writes" page) as code a user can copy. Each file
 // cites the seed sentence behind every step; e2e/recipes.test.ts runs them against the binary.
 //
 //   http.ts                  header names, zero-padded Stream-Seq, read to the tail
