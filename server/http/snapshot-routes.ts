@@ -32,7 +32,7 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > max) return tooLarge(max);
   const hold = deps.bodies.hold();
-  if (!hold.take(UPLOAD_HOLD_BYTES)) {
+  if (!hold.take(Math.min(UPLOAD_HOLD_BYTES, deps.bodies.limit))) {
     return renderError(protocolError("INGRESS_BODY_BYTES_LIMIT", "the server holds as many request bodies as it may; retry shortly"));
   }
   try {

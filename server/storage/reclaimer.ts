@@ -14,6 +14,7 @@
 
 import type { Database, Statement } from "bun:sqlite";
 import type { Pins } from "./pins";
+import { COLLECT_STEP_BYTES } from "./snapshot-blobs";
 
 /** One unit of reclaiming, run inside a transaction: "more" to be run again, "done", or "wait" for an unpin. */
 export type StepResult = "more" | "done" | "wait";
@@ -135,7 +136,7 @@ export class Reclaimer<Tx> {
       case "blob":
         if (this.pins.has(task.blobId)) return "wait";
         if (!this.target.blobStep(task.blobId)) {
-          this.freed(16 * 1024 * 1024);
+          this.freed(COLLECT_STEP_BYTES);
           return "more";
         }
         return "done";

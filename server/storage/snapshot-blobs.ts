@@ -17,8 +17,10 @@ import type { SnapshotMeta } from "../protocol/state";
 
 export const CHUNK_BYTES = 1024 * 1024;
 
-/** Chunks deleted per collection step: a step frees at most 16 MiB. */
+/** Chunks deleted per collection step. */
 const COLLECT_CHUNKS = 16;
+/** The most one collection step frees. */
+export const COLLECT_STEP_BYTES = COLLECT_CHUNKS * CHUNK_BYTES;
 
 export interface StagedSnapshot {
   blobId: number;
