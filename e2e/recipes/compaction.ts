@@ -8,7 +8,7 @@
 //   1. compact(): a writer that has read to the tail publishes a snapshot at the offset where its
 //      read ended (a commit boundary), recording the state it folded AND the event count there,
 //      then advances retention to that offset.
-//   2. PrefixCountWriter.fromBootstrap (startFromBootstrap below): another client bootstraps,
+//   2. startFromBootstrap(): another client bootstraps,
 //      takes the count from the snapshot, adds the events after it, and commits with the right
 //      Stream-Seq.
 //      A writer that keeps going while others compact can find its read position trimmed

@@ -8,6 +8,7 @@ import { DEFAULT_CONTENT_TYPE, isJsonType } from "../protocol/content-type";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatOffset } from "../protocol/offsets";
 import { checkAddressed } from "../protocol/read";
+import { concat } from "../live/sse-payload";
 import type { SnapshotReader } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
@@ -107,16 +108,4 @@ function* pieces(p: Parts, snapshot: SnapshotReader | null, release: () => void)
   }
   batch.push(closeDelimiter(p.boundary));
   yield concat(batch);
-}
-
-function concat(pieces: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of pieces) size += p.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -6,21 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { harness, type Harness } from "../testing/app-harness";
 import { frames } from "../testing/frames";
-
-interface Scenario {
-  name: string;
-  method: string;
-  path: string;
-  headers?: Record<string, string>;
-  body?: string | Uint8Array;
-  status: number;
-  code?: string;
-  has?: Record<string, string | RegExp>;
-  lacks?: string[];
-  /** Stream keys whose fingerprints must not change (`bucket/name`). */
-  unchanged?: string[];
-  absent?: string;
-}
+import { runScenario, scenarioTitle, type Scenario } from "../testing/scenario";
 
 const J = { "Content-Type": "application/json" };
 const T = { "Content-Type": "text/plain" };
@@ -163,31 +149,8 @@ const scenarios: Scenario[] = [
 ];
 
 describe("sub-resources: bad input gets a 4xx with a stable code and commits nothing (spec §10)", () => {
-  for (const s of scenarios) {
-    test(`${s.method} ${s.name} → ${s.status}${s.code ? ` ${s.code}` : ""}`, async () => {
-      const before = (s.unchanged ?? []).map((k) => h.fingerprint(k));
-      for (const f of before) expect(f).not.toBeNull();
-      const res = await h.request(s.method, s.path, { headers: s.headers, body: s.body });
-      expect(res.status).toBe(s.status);
-      expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
-      if (s.code) {
-        expect(res.headers.get("Content-Type")).toBe("application/json");
-        const body = (await res.json()) as { error: { code: string; message: string } };
-        expect(body.error.code).toBe(s.code);
-        expect(body.error.message.length).toBeGreaterThan(0);
-      }
-      for (const [name, want] of Object.entries(s.has ?? {})) {
-        const got = res.headers.get(name);
-        if (want instanceof RegExp) expect(got ?? "").toMatch(want);
-        else expect(got).toBe(want);
-      }
-      for (const name of s.lacks ?? []) expect(res.headers.get(name)).toBeNull();
-      // What the store's background work would delete must not have been orphaned either.
-      await h.store.reclaimed();
-      (s.unchanged ?? []).forEach((k, i) => expect(h.fingerprint(k)).toBe(before[i]!));
-      if (s.absent) expect(h.fingerprint(s.absent)).toBeNull();
-    });
-  }
+  // What the store's background work would delete must not have been orphaned either.
+  for (const s of scenarios) test(scenarioTitle(s), () => runScenario(h, s, () => h.store.reclaimed()));
 });
 
 test("a snapshot body streamed past the limit (no Content-Length) is refused with 413 and commits nothing", async () => {
