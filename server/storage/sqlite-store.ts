@@ -4,15 +4,13 @@
 
 import { Database } from "bun:sqlite";
 import { decideAppend, type AppendRequest } from "../protocol/append";
-import { frameAck, type FrameAck } from "../protocol/append-batch";
-import { decideAttrsPut } from "../protocol/attrs";
 import { decideCreate, type CreateRequest } from "../protocol/create";
 import { isProtocolError } from "../protocol/errors";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
 import { checkAddressed } from "../protocol/read";
-import { decideRetention, type ResourceTarget } from "../protocol/retention";
-import { decidePublish, type PublishRequest } from "../protocol/snapshot";
+import type { ResourceTarget } from "../protocol/retention";
+import type { PublishRequest } from "../protocol/snapshot";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import { AttrsTable } from "./attrs-table";
 import { Batch } from "./batch";
@@ -22,10 +20,10 @@ import { GroupCommit } from "./group-commit";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import { MessageLog } from "./message-log";
 import { Pins } from "./pins";
-import { Reclaimer } from "./reclaimer";
+import { ResourceStore } from "./resource-store";
 import { rowToState, Statements, type LoadedStreamRow, type ProducerRow } from "./rows";
 import { MIGRATE_2_TO_3, MIGRATE_3_TO_4, SCHEMA, SCHEMA_VERSION } from "./schema";
-import { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
+import { SnapshotBlobs } from "./snapshot-blobs";
 import type {
   AttrsOutcome,
   BatchOutcome,
@@ -85,12 +83,7 @@ export class SqliteStore implements Store {
   private readonly pendingReaps = new Set<string>();
   private readonly touchPersistedAt = new Map<number, number>();
   private readonly tx: StreamTx;
-  private readonly attrsTable: AttrsTable;
-  private readonly blobs: SnapshotBlobs;
-  private readonly pins = new Pins();
-  private readonly reclaimer: Reclaimer<Batch>;
-  /** Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts). */
-  private readonly reader: Database;
+  private readonly resources: ResourceStore;
   /** Streams in the cache that are not soft-deleted sources, kept as the cache changes. */
   private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -133,15 +126,17 @@ export class SqliteStore implements Store {
     this.st = new Statements(this.db);
     this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
     this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
-    this.reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
-    this.attrsTable = new AttrsTable(this.db);
-    this.blobs = new SnapshotBlobs(this.db, this.reader);
+    // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
+    const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
+    const attrs = new AttrsTable(this.db);
+    const blobs = new SnapshotBlobs(this.db, reader);
+    const pins = new Pins();
     this.tx = new StreamTx({
       st: this.st,
       log: this.log,
-      attrs: this.attrsTable,
-      blobs: this.blobs,
-      reclaimer: () => this.reclaimer,
+      attrs,
+      blobs,
+      reclaimer: () => this.resources.reclaimer,
       now: this.now,
       forget: (id) => this.touchPersistedAt.delete(id),
     });
@@ -172,22 +167,18 @@ export class SqliteStore implements Store {
       syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
       mayHoldLoop: (batch) => batch.small() && !busy(),
     });
-    this.reclaimer = new Reclaimer<Batch>(
-      this.db,
-      {
-        submit: (run) => this.writes.submit(run),
-        floorStep: (tx, streamId, key) => {
-          const state = tx.get(key);
-          // A deleted stream's rows went with it.
-          if (!state || state.id !== streamId) return { freed: 0, more: false };
-          return this.log.deleteBelow(tx, streamId, state.retained);
-        },
-        blobStep: (blobId) => this.blobs.collectStep(blobId),
-        deleteAttrs: (id) => this.attrsTable.delete(id),
-      },
-      this.pins,
-    );
-    this.reclaimLeftovers();
+    this.resources = new ResourceStore({
+      db: this.db,
+      reader,
+      log: this.log,
+      attrs,
+      blobs,
+      pins,
+      tx: this.tx,
+      submit: (run) => this.writes.submit(run),
+      producerClock: () => this.producerClock(),
+    });
+    this.resources.reclaimLeftovers(this.cache);
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
     // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -229,19 +220,6 @@ export class SqliteStore implements Store {
     for (const { key, state } of byId.values()) {
       this.cache.set(key, state);
       this.liveStreams += isLive(state);
-    }
-  }
-
-  /**
-   * What a crash left for the reclaimer: attribute rows replaced but not yet deleted, staging or
-   * unreferenced snapshot blobs, and messages below a floor. Each is found through an index, so
-   * this reads nothing of the data itself.
-   */
-  private reclaimLeftovers(): void {
-    this.attrsTable.deleteReplaced();
-    for (const id of this.blobs.collectible()) this.reclaimer.blob(id);
-    for (const [key, state] of this.cache) {
-      if (state.retained > 0 && this.log.hasRowsBelow(state.id, state.retained)) this.reclaimer.floor(state.id, key);
     }
   }
 
@@ -358,31 +336,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
-    return this.writes.submit((tx): BatchOutcome => {
-      const checked = checkAddressed(this.tx.live(tx, key), request.incarnation);
-      if (isProtocolError(checked)) return checked;
-      let state = checked;
-      const clock = this.producerClock();
-      const acks: FrameAck[] = [];
-      const appended: Uint8Array[] = [];
-      const start = state.tail;
-      // Each frame is its own append, decided against the stream as the frames before it left it
-      // (the incarnation was checked once, above, for the whole batch).
-      for (const messages of request.frames) {
-        const decision = decideAppend(state, { contentType: request.contentType, messages, close: false, streamSeq: null, producer: null, incarnation: null }, clock);
-        if (decision.kind === "accepted") {
-          state = this.tx.append(tx, key, state, decision.effect);
-          for (const m of messages) appended.push(m);
-        }
-        acks.push(frameAck(decision, state.tail, state.closed));
-      }
-      // One change for the whole batch: the frames that were accepted are contiguous.
-      if (appended.length > 0) tx.changes.push({ kind: "appended", state, start, messages: appended });
-      return { kind: "batch", state, acks };
-    });
-  }
-
   create(key: string, request: CreateRequest): Promise<CreateOutcome> {
     return this.writes.submit((tx): CreateOutcome => {
       const existing = this.tx.live(tx, key);
@@ -406,66 +359,41 @@ export class SqliteStore implements Store {
     });
   }
 
+  // ---- attributes, snapshots, retention, batches (resource-store.ts) ----------------------
+
+  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
+    return this.resources.appendBatch(key, request);
+  }
+
   attrs(state: StreamState): string | null {
-    return this.attrsTable.read(state.attrsId);
+    return this.resources.attrs(state);
   }
 
   putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
-    return this.writes.submit((tx): AttrsOutcome => {
-      const decision = decideAttrsPut(this.tx.live(tx, key), incarnation, attrs, (s) => this.tx.attrsOf(s));
-      if (decision.kind !== "replace") return decision;
-      return { kind: "replaced", state: this.tx.setAttrs(tx, decision.state, decision.attrs) };
-    });
+    return this.resources.putAttrs(key, incarnation, attrs);
   }
 
   stageSnapshot(): SnapshotUpload {
-    return this.blobs.stage();
+    return this.resources.stageSnapshot();
   }
 
   publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
-    const staged = (upload as SnapshotStaging).end();
-    return this.writes.submit((tx): PublishOutcome => {
-      const state = this.tx.live(tx, key);
-      const decision = decidePublish(state, request, digest, (offset) => this.tx.isBoundary(tx, state!, offset));
-      if (decision.kind !== "publish") {
-        this.tx.dropStaged(tx, staged.blobId);
-        return decision;
-      }
-      const meta = { offset: decision.offset, contentType: request.contentType, digest };
-      const next = this.tx.publishSnapshot(tx, decision.state, staged, meta, mentionsBoundary);
-      return { kind: "published", state: next, snapshot: next.snapshot! };
-    });
+    return this.resources.publishSnapshot(key, upload, request, digest, mentionsBoundary);
   }
 
   discardSnapshot(upload: SnapshotUpload): Promise<void> {
-    const { blobId } = upload as SnapshotStaging;
-    return this.writes.submit((tx) => this.tx.dropStaged(tx, blobId));
+    return this.resources.discardSnapshot(upload);
   }
 
   openSnapshot(meta: SnapshotMeta): SnapshotReader {
-    const { blobs, pins } = this;
-    pins.pin(meta.blobId);
-    let held = true;
-    return {
-      chunks: blobs.chunkCount(meta),
-      chunk: (index) => blobs.chunk(meta.blobId, index),
-      mentionsBoundary: blobs.mentionsBoundary(meta.blobId),
-      release() {
-        if (!held) return;
-        held = false;
-        pins.unpin(meta.blobId);
-      },
-    };
+    return this.resources.openSnapshot(meta);
   }
 
   advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
-    return this.writes.submit((tx): RetentionOutcome => {
-      const state = this.tx.live(tx, key);
-      const decision = decideRetention(state, target, incarnation, (offset) => this.tx.isBoundary(tx, state!, offset));
-      if (decision.kind !== "advance") return decision;
-      return { kind: "advanced", state: this.tx.setFloor(tx, key, decision.state, decision.floor) };
-    });
+    return this.resources.advanceRetention(key, target, incarnation);
   }
+
+  // ---- buckets and listings --------------------------------------------------------------------
 
   putBucket(bucket: string): Promise<"created" | "exists"> {
     return this.writes.submit(() => {
@@ -516,17 +444,17 @@ export class SqliteStore implements Store {
 
   /** Resolves once the reclaimer has nothing queued (pinned blobs aside). */
   reclaimed(): Promise<void> {
-    return this.reclaimer.settled();
+    return this.resources.reclaimer.settled();
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
-    this.reclaimer.stop();
+    this.resources.reclaimer.stop();
     await this.writes.drain();
     if (this.log.deferred) await this.writes.submit((tx) => this.log.materialize(tx));
     await this.checkpointer?.terminate();
-    if (this.reader !== this.db) this.reader.close();
+    this.resources.close();
     this.db.close();
     this.lock?.release();
   }
