@@ -81,7 +81,7 @@ const scenarios: Scenario[] = [
   { name: "snapshot at the visible one's offset with another type", method: "PUT", path: `/test-b/snap/snapshot/${at(16)}`, headers: T, body: '{"count":2}', status: 409, code: "SNAPSHOT_CONFLICT", unchanged: ALL },
   { name: "snapshot inside a message", method: "PUT", path: `/test-b/snap/snapshot/${at(20)}`, headers: J, body: "{}", status: 400, code: "INVALID_SNAPSHOT", unchanged: ALL },
   { name: "snapshot inside a byte-stream append", method: "PUT", path: `/test-b/text/snapshot/${at(2)}`, body: "x", status: 400, code: "INVALID_SNAPSHOT", unchanged: ALL },
-  { name: "snapshot over the size limit (declared)", method: "PUT", path: `/test-b/snap/snapshot/${at(24)}`, headers: J, body: new Uint8Array(4 * 1024 * 1024 + 1), status: 413, code: "PAYLOAD_TOO_LARGE", unchanged: ALL },
+  { name: "snapshot over the size limit", method: "PUT", path: `/test-b/snap/snapshot/${at(24)}`, headers: J, body: new Uint8Array(4 * 1024 * 1024 + 1), status: 413, code: "PAYLOAD_TOO_LARGE", unchanged: ALL },
   { name: "POST on a snapshot", method: "POST", path: "/test-b/snap/snapshot", status: 405, code: "METHOD_NOT_ALLOWED", has: { Allow: "GET, HEAD, PUT, OPTIONS" }, unchanged: ALL },
 
   // Snapshot read and delete (spec §2.14–§2.16)

@@ -100,9 +100,19 @@ describe("live readers that retention overtakes (spec §3.4)", () => {
     expect((await retention).kind).toBe("advanced");
   }
 
+  /** Until a live reader is parked: otherwise it would be refused at its start, not overtaken. */
+  async function parked(): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const info = (await (await h.request("GET", "/__ursula/api/info")).json()) as { live_readers: number };
+      if (info.live_readers > 0) return;
+      await Bun.sleep(5);
+    }
+    throw new Error("the live reader never parked");
+  }
+
   test("a long-poll waiting at the tail answers 410 once the floor passes it", async () => {
     const poll = h.request("GET", `/test-b/s?offset=${at(24)}&live=long-poll`);
-    await Bun.sleep(20);
+    await parked();
     await appendSnapshotAndRetain();
     const res = await poll;
     expect(res.status).toBe(410);
@@ -116,6 +126,7 @@ describe("live readers that retention overtakes (spec §3.4)", () => {
     const reader = res.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain("event: control");
+    await parked();
     await appendSnapshotAndRetain();
     let rest = "";
     for (;;) {
