@@ -6,6 +6,8 @@ import * as sse from "./workloads/sse.mjs";
 import * as catchup from "./workloads/catchup.mjs";
 import * as longpoll from "./workloads/longpoll.mjs";
 import * as churn from "./workloads/churn.mjs";
+import * as batch from "./workloads/batch.mjs";
+import * as bootstrap from "./workloads/bootstrap.mjs";
 
 /**
  * How each workload picks the best of its rounds, and the metric that ratios compare.
@@ -18,6 +20,8 @@ export const WORKLOADS = {
   catchup: { mod: catchup, metric: "MBps", higher: true, unit: "MB/s" },
   longpoll: { mod: longpoll, metric: "p99", higher: false, unit: "ms p99" },
   churn: { mod: churn, metric: "rssGrowthMiB", higher: false, unit: "MiB RSS growth" },
+  "append-batch": { mod: batch, metric: "messagesPerS", higher: true, unit: "messages/s" },
+  bootstrap: { mod: bootstrap, metric: "MBps", higher: true, unit: "MB/s" },
 };
 
 const URSA = "ursa";
@@ -82,6 +86,28 @@ export function buildCases(profile, o = {}) {
     servers: [URSA, REF],
     rounds: 1,
     params: { cycles: smoke ? 40 : 4000, warmupCycles: smoke ? 10 : 400, appends: 5, appendKiB: 4, concurrency: 8, settleMs: smoke ? 50 : 500 },
+  });
+  // 100-byte JSON messages, 512 to a request: ursa's append-batch frames, the reference's JSON
+  // arrays; then the same messages one per request.
+  const batchShape = smoke ? [2, 2] : [8, 8];
+  cases.push({
+    id: `append-batch/512x100B/${batchShape[0]}x${batchShape[1]}`,
+    workload: "append-batch",
+    servers: [URSA, REF],
+    params: { via: "batch", frames: 512, streams: batchShape[0], writers: batchShape[1], warmupMs: warm(1000, 100), durationMs: dur(5000, 300), maxRequests: smoke ? 200 : 200_000, threads },
+  });
+  const singleShape = smoke ? [4, 4] : [100, 100];
+  cases.push({
+    id: `append-batch/1x100B/${singleShape[0]}x${singleShape[1]}`,
+    workload: "append-batch",
+    servers: [URSA, REF],
+    params: { via: "single", frames: 1, streams: singleShape[0], writers: singleShape[1], warmupMs: warm(1000, 100), durationMs: dur(5000, 300), maxRequests: smoke ? 20_000 : 3_000_000, threads },
+  });
+  cases.push({
+    id: `bootstrap/${smoke ? 3 : 100}MiB`,
+    workload: "bootstrap",
+    servers: [URSA],
+    params: { snapshotMiB: smoke ? 2 : 92, updatesMiB: smoke ? 1 : 8, messageKiB: 64, reads: smoke ? 1 : 3 },
   });
   return cases;
 }

@@ -78,6 +78,17 @@ describe("bench smoke", { timeout: 120_000 }, () => {
             assert.ok(m.wakeups > 0, `no wake-ups, ${where}`);
             assert.equal(m.errors + m.timeouts + m.wrongOffset, 0, `errors, ${where}`);
             break;
+          case "append-batch":
+            assert.ok(m.messages > 0, `no messages, ${where}`);
+            assert.equal(m.totalNon2xx + m.errors + m.badAcks, 0, `errors, ${where}`);
+            assert.ok(m.verified, `${r.server}: log does not verify: ${m.verify.problems.join("; ")}`);
+            assert.equal(m.verify.messages >= m.messages, true, where);
+            if (r.server === "ursa") assert.equal(m.framed, c.params.via === "batch", where);
+            break;
+          case "bootstrap":
+            assert.ok(m.verified, `${r.server}: bootstrap does not verify: ${m.verify.problems.join("; ")}`);
+            assert.ok(m.MBps > 0 && m.allRssGrowthMiB.every(Number.isFinite), where);
+            break;
           case "churn":
             assert.ok(m.cycles > 0, where);
             assert.equal(m.errors, 0, `errors, ${where}`);

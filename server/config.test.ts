@@ -45,6 +45,7 @@ describe("command line, environment and config file", () => {
       sseMaxDuration: 60_000,
       sseHeartbeat: 15_000,
       maxBodyBytes: 32 * 1024 * 1024,
+      maxSnapshotBytes: 128 * 1024 * 1024,
       maxInflightBodyBytes: 256 * 1024 * 1024,
       idleTimeout: 30_000,
       maxConnections: FD_LIMIT - reserve,
@@ -91,6 +92,7 @@ describe("command line, environment and config file", () => {
       URSA_SSE_MAX_DURATION: "2m",
       URSA_SSE_HEARTBEAT: "500ms",
       URSA_MAX_BODY_BYTES: "1024",
+      URSA_MAX_SNAPSHOT_BYTES: "2048",
       URSA_MAX_INFLIGHT_BODY_BYTES: "4096",
       URSA_IDLE_TIMEOUT: "5s",
       URSA_MAX_CONNECTIONS: "50",
@@ -126,6 +128,7 @@ describe("command line, environment and config file", () => {
       sseMaxDuration: 120_000,
       sseHeartbeat: 500,
       maxBodyBytes: 1024,
+      maxSnapshotBytes: 2048,
       maxInflightBodyBytes: 4096,
       idleTimeout: 5000,
       maxConnections: 50,
@@ -191,6 +194,7 @@ describe("command line, environment and config file", () => {
     expect(refusal(["--idle-timeout", "300s"])).toMatch(/^--idle-timeout must be a duration from 1000 ms to 255000 ms/);
     expect(refusal(["--max-producers-per-stream", "0"])).toMatch(/^--max-producers-per-stream/);
     expect(refusal(["--read-cache-mb", "-1"])).toMatch(/^--read-cache-mb/);
+    expect(refusal(["--max-snapshot-bytes", "128MiB"])).toMatch(/^--max-snapshot-bytes must be an integer/);
     expect(refusal(["--max-connections", "lots"])).toBe('--max-connections must be an integer >= 1, got "lots"');
     expect(refusal([], { URSA_MEMORY: "yes" })).toBe('URSA_MEMORY must be true or false, got "yes"');
     expect(refusal(["--log-level", "trace"])).toBe('--log-level must be error, warn, info or debug, got "trace"');

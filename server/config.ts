@@ -39,6 +39,7 @@ export const OPTIONS = [
   { flag: "sse-max-duration", env: "URSA_SSE_MAX_DURATION", value: "DURATION", default: "60s", help: "an SSE response ends after this long (ms, or with s/m/h/d suffix); clients reconnect from the last offset", parse: duration() },
   { flag: "sse-heartbeat", env: "URSA_SSE_HEARTBEAT", value: "DURATION", default: "15s", help: "idle SSE connections get a comment this often", parse: duration() },
   { flag: "max-body-bytes", env: "URSA_MAX_BODY_BYTES", value: "N", default: String(32 * 1024 * 1024), help: "largest request body; larger ones get 413", parse: integer(1) },
+  { flag: "max-snapshot-bytes", env: "URSA_MAX_SNAPSHOT_BYTES", value: "N", default: String(128 * 1024 * 1024), help: "largest snapshot body (PUT .../snapshot/{offset}); larger ones get 413", parse: integer(0) },
   // A budget below the largest body would refuse that body forever.
   { flag: "max-inflight-body-bytes", env: "URSA_MAX_INFLIGHT_BODY_BYTES", value: "N", default: String(256 * 1024 * 1024), help: "request body bytes received and held in memory at once, server-wide; writes past it get 503 with Retry-After", parse: integerAtLeast("max-body-bytes", "maxBodyBytes") },
   { flag: "idle-timeout", env: "URSA_IDLE_TIMEOUT", value: "DURATION", default: "30s", help: "a connection that sends nothing for this long is closed, whether idle between requests or stalled in a request body (live reads excepted); 1s to 255s", parse: duration(1000, 255_000) },

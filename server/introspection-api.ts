@@ -170,6 +170,8 @@ export interface StreamDetail {
   attrs: Record<string, unknown> | null;
   snapshot_offset: string | null;
   retained_offset: string;
+  /** The visible snapshot (spec §7.3), or null. */
+  snapshot: { offset: string; digest: string; content_type: string; size: number } | null;
 }
 
 /** GET /__ursula/api/whoami: how the server authenticates, and what this request may do. */

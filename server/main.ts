@@ -64,8 +64,8 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
       hostname: config.host,
       port: config.port,
       fetch: (req) => handler(req),
-      // ursa enforces its own limit (with a JSON error); Bun's must sit above it.
-      maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
+      // ursa enforces its own limits (with a JSON error); Bun's must sit above both.
+      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxSnapshotBytes) + 1024 * 1024,
       idleTimeout: Math.round(config.idleTimeout / 1000),
     });
   } catch (error) {
@@ -117,6 +117,7 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
     bodies: new BodyBudget(config.maxInflightBodyBytes),
     limits: {
       maxBodyBytes: config.maxBodyBytes,
+      maxSnapshotBytes: config.maxSnapshotBytes,
       longPollTimeoutMs: config.longPollTimeoutMs,
       sseHeartbeatMs: config.sseHeartbeat,
       sseMaxDurationMs: config.sseMaxDuration,

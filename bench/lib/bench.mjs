@@ -165,7 +165,7 @@ async function waitQuiet(maxMs) {
 /** Generous wall-clock budget for one run of a case. */
 function caseBudgetMs(c) {
   const p = c.params;
-  if (c.workload === "catchup") return 180_000;
+  if (c.workload === "catchup" || c.workload === "bootstrap") return 180_000;
   if (c.workload === "churn") return 300_000;
   if (c.workload === "sse") return 2 * ((p.warmupMs ?? 0) + p.durationMs) + (p.drainMs ?? 3000) + 60_000;
   return 3 * ((p.warmupMs ?? 0) + p.durationMs) + 60_000;
@@ -221,6 +221,10 @@ function brief(workload, m) {
       return `wake p50 ${f(m.p50, 2)} p99 ${f(m.p99, 2)} ms over ${m.wakeups} wake-ups, timeouts ${m.timeouts} err ${m.errors}`;
     case "churn":
       return `RSS ${m.rssSeriesMiB.join(" → ")} MiB over ${m.cycles} cycles, flat ${m.flat}, err ${m.errors}`;
+    case "append-batch":
+      return `${f(m.messagesPerS, 0)} messages/s (${f(m.requestsPerS, 0)} requests/s of ${m.perRequest}) p99 ${f(m.p99, 2)} ms verified ${m.verified} err ${m.non2xx + m.errors + m.badAcks} srv ${f(m.serverCpuUsPerMessage, 2)}µs/msg cli ${f(m.clientCpuPct, 0)}%`;
+    case "bootstrap":
+      return `${f(m.MBps)} MB/s (reads ${m.allMBps.map((x) => f(x, 0)).join(", ")}), RSS +${m.allRssGrowthMiB.map((x) => f(x)).join(", ")} MiB, verified ${m.verified}`;
   }
   return JSON.stringify(m);
 }

@@ -64,6 +64,17 @@ export function evaluateTargets(bests, runs) {
       add(id, `wake-up p99 ≤ ${limit} ms`, um?.p99, limit, cmp(um?.p99, (v) => v <= limit));
       const bad = um ? um.errors + um.timeouts + um.wrongOffset : null;
       add(id, "no errors, timeouts or wrong offsets", bad, 0, cmp(bad, (v) => v === 0));
+    } else if (wl === "append-batch") {
+      if (um?.framed) add(id, "messages/s ≥ 150,000 (512 frames of 100 B, durable)", um.messagesPerS, 150_000, um.messagesPerS >= 150_000);
+      for (const server of [URSA, REF]) {
+        const rs = runs.filter((x) => x.case === id && x.server === server && x.metrics);
+        if (!rs.length) continue;
+        add(id, `every log verifies (${server})`, rs.filter((x) => x.metrics.verified).length, rs.length, rs.every((x) => x.metrics.verified));
+      }
+    } else if (wl === "bootstrap") {
+      add(id, "MB/s ≥ 1,000 (1 GB/s)", um?.MBps, 1000, cmp(um?.MBps, (v) => v >= 1000));
+      add(id, "server RSS growth < 64 MiB", um?.rssGrowthMiB, 64, cmp(um?.rssGrowthMiB, (v) => v < 64));
+      add(id, "the answer verifies", um ? (um.verified ? 1 : 0) : null, 1, um ? um.verified : null, um && !um.verified ? um.verify.problems[0] : undefined);
     } else if (wl === "churn") {
       add(id, "RSS flat over delete/recreate cycles", um?.rssGrowthMiB, "≤ max(8 MiB, 10%)", um ? um.flat && um.errors === 0 : null, um ? `${um.rssSeriesMiB.join(" → ")} MiB` : undefined);
     }

@@ -13,6 +13,10 @@ export const HEADER = {
   producerEpoch: "Producer-Epoch",
   producerSeq: "Producer-Seq",
   expectedSeq: "Producer-Expected-Seq",
+  snapshotOffset: "Stream-Snapshot-Offset",
+  snapshotDigest: "Stream-Snapshot-Digest",
+  snapshotMatch: "Stream-Snapshot-Match",
+  earliestOffset: "Stream-Earliest-Offset",
 } as const;
 
 /** The read position of a stream's first byte. */

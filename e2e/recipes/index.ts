@@ -1,10 +1,12 @@
-// The seed's recipes (shared/spec/conditional-writes.md) as code a user can copy. Each file
+// The seed's recipes (Ursula's "Conditional Writes" page) as code a user can copy. Each file
 // cites the seed sentence behind every step; e2e/recipes.test.ts runs them against the binary.
 //
 //   http.ts                  header names, zero-padded Stream-Seq, read to the tail
 //   prefix-count-writer.ts   "Prefix-count compare-and-set": several writers, one validated log
 //   outbox-publisher.ts      "Publishing committed facts (outbox)": both guards, takeover, fencing
 //   incarnation-client.ts    "Guarding against a recreated stream (Stream-Incarnation)"
+//   bootstrap.ts             GET …/bootstrap: the snapshot and the messages after it (multipart/mixed)
+//   compaction.ts            prefix-count step 3: keep the event count in every snapshot, trim, resume
 //
 // Which to use (seed, last section):
 //   - several writers extend one log and each commit is validated against everything before it:
@@ -21,3 +23,5 @@ export * from "./http.ts";
 export * from "./prefix-count-writer.ts";
 export * from "./outbox-publisher.ts";
 export * from "./incarnation-client.ts";
+export * from "./bootstrap.ts";
+export * from "./compaction.ts";

@@ -15,8 +15,9 @@
 //    first commit's 0 is accepted. A seeded value can make every honest commit answer 409.
 //  - Seed step 3: n counts every event since the stream was created. Once retention trims the
 //    start, those events can't be read (offset=-1 answers 410). Keep the count in every snapshot
-//    you publish and count on from it, or never advance retention on a prefix-count stream. This
-//    writer reads from offset -1 and so needs the whole log; a 410 surfaces as an error.
+//    you publish and count on from it, or never advance retention on a prefix-count stream. By
+//    default this writer reads from offset -1 and so needs the whole log (a 410 surfaces as an
+//    error); given `start` it counts on from a snapshot's count instead (compaction.ts).
 //
 // Usage:
 //   const w = new PrefixCountWriter({ url: "http://127.0.0.1:4437/demo/run-42", writerId: "w1" });
@@ -46,7 +47,11 @@ export interface CommitEvent<T = unknown> {
 export interface LogView {
   /** n: the number of events in the stream before the commit being decided. */
   readonly count: number;
-  /** Every event this writer has read, oldest first; `events.length === count`. */
+  /**
+   * Every event this writer has read, oldest first: all of them (`events.length === count`), or,
+   * for a writer that started from a snapshot, those after it (`count - events.length` is the
+   * snapshot's count).
+   */
   readonly events: readonly unknown[];
 }
 
@@ -101,6 +106,23 @@ export class ConflictLimitError extends Error {
   }
 }
 
+/**
+ * The stream's retained floor moved past where this writer reads on (410 STREAM_GONE): the events
+ * it would count next are gone. Nothing of the commit is in the log unless `outcomeUnknown` (an
+ * earlier attempt got no answer, and whether it landed can no longer be read). Without that, count
+ * on from a snapshot and decide again (compaction.ts).
+ */
+export class TrimmedError extends Error {
+  constructor(
+    readonly commitId: string,
+    readonly attempts: Attempt[],
+    readonly outcomeUnknown: boolean,
+  ) {
+    super(`commit ${commitId}: retention trimmed the stream past this writer's read position${outcomeUnknown ? " (an earlier attempt's outcome is unknown)" : ""}`);
+    this.name = "TrimmedError";
+  }
+}
+
 export interface PrefixCountWriterOptions {
   /** The stream, e.g. http://127.0.0.1:4437/demo/run-42. Must be application/json. */
   url: string;
@@ -110,6 +132,11 @@ export interface PrefixCountWriterOptions {
   /** A request that has not answered by then counts as lost (its outcome is unknown). */
   requestTimeoutMs?: number;
   fetch?: typeof fetch;
+  /**
+   * Where to count on from instead of offset -1 (compaction.ts): the count a snapshot kept, the
+   * events after the snapshot already read (a bootstrap's), and the offset after them.
+   */
+  start?: { count: number; events?: unknown[]; offset: string };
 }
 
 export class PrefixCountWriter<T = unknown> {
@@ -121,6 +148,8 @@ export class PrefixCountWriter<T = unknown> {
   /** Everything read so far, and where the next read continues. */
   private readonly seen: unknown[] = [];
   private offset = STREAM_START;
+  /** Events before `seen[0]`, known from a snapshot rather than read. */
+  private readonly base: number;
   private commits = 0;
 
   constructor(options: PrefixCountWriterOptions) {
@@ -129,11 +158,19 @@ export class PrefixCountWriter<T = unknown> {
     this.maxAttempts = options.maxAttempts ?? 100;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.doFetch = options.fetch ?? fetch;
+    this.offset = options.start?.offset ?? STREAM_START;
+    this.base = options.start?.count ?? 0;
+    this.seen.push(...(options.start?.events ?? []));
   }
 
   /** n as last read. */
   get count(): number {
-    return this.seen.length;
+    return this.base + this.seen.length;
+  }
+
+  /** Where the next read continues: after everything this writer has read, a commit boundary. */
+  get nextOffset(): string {
+    return this.offset;
   }
 
   /** The log as last read (events of all writers, this one's own included once read back). */
@@ -166,7 +203,12 @@ export class PrefixCountWriter<T = unknown> {
     for (let attempt = 1; ; attempt++) {
       // Step 3 (and, after a 409, step 5: "Read on from where you stopped until
       // Stream-Up-To-Date: true, count the k new events"). n = count so far.
-      await this.readOnRetrying();
+      try {
+        await this.readOnRetrying();
+      } catch (error) {
+        if (error instanceof UnexpectedResponse && error.status === 410) throw new TrimmedError(commitId, attempts, lostFrom !== null);
+        throw error;
+      }
 
       // Lost responses: "before retrying, read the new events and look for" the operation ID.
       // A lost attempt sent with count m lands only while m beats the stored value, and then at
@@ -182,7 +224,7 @@ export class PrefixCountWriter<T = unknown> {
             commitId,
             attempt: found.attempt,
             streamSeq: landed.streamSeq,
-            position: found.position,
+            position: this.base + found.position,
             size: found.size,
             confirmedBy: "read",
             attempts,
@@ -196,7 +238,7 @@ export class PrefixCountWriter<T = unknown> {
         throw new ConflictLimitError(commitId, attempts, attempts.at(-1)?.outcome === "lost");
       }
 
-      const n = this.seen.length;
+      const n = this.count;
       // Step 4: "Validate the commit against what you read". Step 5: "validate again".
       const payloads = decide({ count: n, events: this.seen });
       // Step 2: "Each append is one commit of one or more events ... Never append an empty
@@ -222,7 +264,7 @@ export class PrefixCountWriter<T = unknown> {
       } catch {
         // No answer: it may or may not have committed. Look for it before retrying (above).
         attempts.push({ attempt, streamSeq, outcome: "lost" });
-        lostFrom ??= n;
+        lostFrom ??= this.seen.length;
         continue;
       }
       const nextOffset = res.headers.get(HEADER.nextOffset) ?? undefined;

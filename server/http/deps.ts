@@ -9,6 +9,8 @@ import type { Store } from "../storage/store";
 
 export interface ServerLimits {
   maxBodyBytes: number;
+  /** The snapshot route's own body limit (spec §8.1). */
+  maxSnapshotBytes: number;
   longPollTimeoutMs: number;
   sseHeartbeatMs: number;
   sseMaxDurationMs: number;

@@ -21,7 +21,10 @@ export function statusOf(code: ErrorCode): number {
     case "INVALID_QUERY":
     case "INVALID_RETENTION":
     case "INVALID_STREAM_ATTRS":
+    case "INVALID_SNAPSHOT":
+    case "INVALID_RECORD_BOUNDARIES":
     case "INVALID_FORK":
+    case "UNSUPPORTED_HEADER":
       return 400;
     case "UNAUTHORIZED":
       return 401;
@@ -32,6 +35,7 @@ export function statusOf(code: ErrorCode): number {
     case "NOT_FOUND":
     case "BUCKET_NOT_FOUND":
     case "STREAM_NOT_FOUND":
+    case "SNAPSHOT_NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
@@ -41,6 +45,7 @@ export function statusOf(code: ErrorCode): number {
     case "STREAM_CLOSED":
     case "STREAM_SEQ_CONFLICT":
     case "PRODUCER_SEQ_CONFLICT":
+    case "SNAPSHOT_CONFLICT":
       return 409;
     case "STREAM_SOFT_DELETED":
     case "STREAM_GONE":

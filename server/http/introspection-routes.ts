@@ -117,7 +117,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
     if (!path.ok) return renderError(path.error);
     const state = deps.store.get(path.value.key);
     if (!state || state.softDeleted) return renderError(protocolError("STREAM_NOT_FOUND", "stream not found"));
-    return json(describe(state, deps.store.producers(state), deps.store.producerLimits, streamUrlPath(path.value)));
+    return json(describe(state, deps.store.producers(state), deps.store.producerLimits, streamUrlPath(path.value), deps.store.attrs(state)));
   });
 
   /** A stream that reads can address: not missing, expired or a deleted source. */
@@ -150,7 +150,7 @@ function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: ListQuer
 
 const urlPathOf = (s: StreamState) => streamUrlPath({ bucket: s.bucket, name: s.name, key: streamKey(s.bucket, s.name) });
 
-function describe(s: StreamState, producers: [string, ProducerState][], limits: ProducerLimits, urlPath: string): StreamDetail {
+function describe(s: StreamState, producers: [string, ProducerState][], limits: ProducerLimits, urlPath: string, attrs: string | null): StreamDetail {
   const expiresAtMs = s.expiresAtMs ?? (s.ttlSeconds === null ? null : s.touchedAtMs + s.ttlSeconds * 1000);
   return {
     bucket_id: s.bucket,
@@ -172,8 +172,9 @@ function describe(s: StreamState, producers: [string, ProducerState][], limits: 
     producers: producers.map(([id, p]) => ({ producer_id: id, epoch: p.epoch, last_seq: p.lastSeq, updated_at_ms: p.updatedAtMs })),
     producer_limits: { idle_ttl_ms: limits.idleTtlMs, max_per_stream: limits.maxPerStream },
     fork: s.fork && { source: s.fork.sourceKey, offset: formatOffset(s.fork.offset), sub_offset: s.fork.subOffset },
-    attrs: s.attrs === null ? null : JSON.parse(s.attrs),
-    snapshot_offset: null,
-    retained_offset: formatOffset(0),
+    attrs: attrs === null ? null : JSON.parse(attrs),
+    snapshot_offset: s.snapshot && formatOffset(s.snapshot.offset),
+    retained_offset: formatOffset(s.retained),
+    snapshot: s.snapshot && { offset: formatOffset(s.snapshot.offset), digest: s.snapshot.digest, content_type: s.snapshot.contentType, size: s.snapshot.size },
   };
 }

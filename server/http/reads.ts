@@ -5,7 +5,7 @@ import { streamCursor } from "../protocol/cursor";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
-import { checkAddressed, planReadStart, readLimit } from "../protocol/read";
+import { belowFloor, checkAddressed, planReadStart, readLimit } from "../protocol/read";
 import type { StreamState } from "../protocol/state";
 import type { SsePayloadMode } from "../live/sse-payload";
 import { jsonArrayBytes } from "../live/json-array";
@@ -100,6 +100,9 @@ async function longPoll(
         return renderError(protocolError("STREAM_NOT_FOUND", "the stream was deleted while you waited"));
       }
       state = now;
+      // Retention that overtook the reader while it waited (spec §3.4): its offset is gone.
+      const gone = belowFloor(state, start);
+      if (gone) return renderError(gone);
       if (state.tail > start || state.closed || wake !== "changed") break;
     }
   }
@@ -168,7 +171,14 @@ export function headStream(deps: AppDeps, req: Request, path: StreamPath): Respo
   if (s.closed) h.set(H.closed, "true");
   if (s.ttlSeconds !== null) h.set(H.ttl, String(s.ttlSeconds));
   if (s.expiresAtMs !== null) h.set(H.expiresAt, formatRfc3339(s.expiresAtMs));
-  const etag = `"${s.incarnation}:${s.tail}:h${s.closed ? ":c" : ""}"`;
+  h.set(H.retainedOffset, formatOffset(s.retained));
+  if (s.snapshot) {
+    h.set(H.snapshotOffset, formatOffset(s.snapshot.offset));
+    h.set(H.snapshotDigest, s.snapshot.digest);
+  }
+  // Everything HEAD reports but the attributes, which move no ETag (spec §2.12).
+  const snapshot = s.snapshot ? `:s${s.snapshot.offset}.${s.snapshot.digest.slice(0, 16)}` : "";
+  const etag = `"${s.incarnation}:${s.tail}:h${s.retained > 0 ? `:r${s.retained}` : ""}${snapshot}${s.closed ? ":c" : ""}"`;
   h.set(H.etag, etag);
   return new Response(null, { status: matches(req.headers.get(H.ifNoneMatch), etag) ? 304 : 200, headers: h });
 }

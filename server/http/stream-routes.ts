@@ -1,5 +1,7 @@
 // Streams at /{bucket}/{stream} and at the compatibility surface /v1/stream/{name}, which maps
-// to bucket `_default` (spec §1.4). Both dispatch to the same handlers.
+// to bucket `_default` (spec §1.4). Both dispatch to the same handlers. A stream's sub-resources
+// (`/attrs`, `/snapshot[/{offset}]`, `/retention[/{offset}]`, `/bootstrap`, `/append-batch`,
+// spec §1.1) exist only on the bucketed surface, and take the same single entry.
 
 import { Hono } from "hono";
 import { protocolError } from "../protocol/errors";
@@ -7,6 +9,7 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { DEFAULT_BUCKET, parseStreamPath, rawPathname, V1_PREFIX, type StreamPath } from "./paths";
 import { headStream, readStream } from "./reads";
+import { subResource, SUB_RESOURCES } from "./sub-resources";
 import { appendToStream, createStream, deleteStream } from "./writes";
 
 const STREAM_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
@@ -43,7 +46,33 @@ export function streamRoutes(deps: AppDeps): Hono {
 export function fastStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response | undefined {
   // `/v1/stream` itself names the empty stream ID, which parseStreamPath refuses.
   if (raw.startsWith(V1_PREFIX) || raw === V1_ROOT) return v1Stream(deps, req, raw.slice(V1_PREFIX.length));
-  return isBucketedStreamPath(raw) ? bucketedStream(deps, req, raw) : undefined;
+  if (isBucketedStreamPath(raw)) return bucketedStream(deps, req, raw);
+  return bucketedSubResource(deps, req, raw);
+}
+
+/**
+ * `/{bucket}/{stream}/{sub}` or `/{bucket}/{stream}/{sub}/{arg}` for a known sub-resource, or
+ * undefined for any other path (the router answers those, e.g. 404).
+ */
+function bucketedSubResource(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response | undefined {
+  const segments = raw.slice(1).split("/");
+  if (segments.length < 3 || segments.length > 4 || segments.some((s) => s.length === 0)) return undefined;
+  const [rawBucket, rawName, sub, rawArg] = segments as [string, string, string, string | undefined];
+  if (rawBucket === "ui" || rawBucket === "v1" || rawBucket.startsWith("__")) return undefined;
+  const spec = SUB_RESOURCES.get(sub);
+  if (spec === undefined || (rawArg !== undefined && !spec.takesArgument)) return undefined;
+  let bucket: string;
+  let name: string;
+  let arg: string | null;
+  try {
+    bucket = decodeSegment(rawBucket);
+    name = decodeSegment(rawName);
+    arg = rawArg === undefined ? null : decodeSegment(rawArg);
+  } catch {
+    return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
+  }
+  const path = parseStreamPath(bucket, name);
+  return path.ok ? subResource(deps, req, path.value, sub, arg) : renderError(path.error);
 }
 
 function v1Stream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {

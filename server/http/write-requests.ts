@@ -6,7 +6,7 @@ import { parseAttrs } from "../protocol/attrs";
 import { DEFAULT_CONTENT_TYPE, isJsonType, parseContentType } from "../protocol/content-type";
 import type { CreateRequest, ForkRequest } from "../protocol/create";
 import { fail, ok, type Parsed } from "../protocol/errors";
-import { INCARNATION_TOKEN } from "../protocol/incarnation";
+import { parseIncarnationToken } from "../protocol/incarnation";
 import { jsonMessages } from "../protocol/json-body";
 import { parseLifetime } from "../protocol/lifetime";
 import { parseOffsetToken } from "../protocol/offsets";
@@ -17,12 +17,10 @@ import type { BodyHold } from "./body-budget";
 import { flag, H, headerText } from "./headers";
 import { parseStreamUrlPath, type StreamPath } from "./paths";
 
+/** The token as sent, compared for equality later; only what no header may carry is a 400 (spec §5.4). */
 export function parseIncarnationHeader(headers: Headers): Parsed<string | null> {
   const raw = headers.get(H.incarnation);
-  if (raw === null) return ok(null);
-  const value = raw.trim();
-  if (!INCARNATION_TOKEN.test(value)) return fail("BAD_REQUEST", "Stream-Incarnation must be a token this server issued");
-  return ok(value);
+  return raw === null ? ok(null) : parseIncarnationToken(raw.trim());
 }
 
 interface Guards {

@@ -131,6 +131,11 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
       send(errorEvent("stream was deleted"));
       return;
     }
+    // Retention overtook this reader (spec §3.4): what it would read next is gone.
+    if (offset < state.retained) {
+      send(errorEvent(`offset ${formatOffset(offset)} is below the retained floor ${formatOffset(state.retained)}; bootstrap the stream to recover`));
+      return;
+    }
     if (offset < state.tail) {
       const payload = o.hub.payloadAt(id, offset, state.tail, o.limitBytes, o.mode) ?? encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
       if (payload.end > offset) {

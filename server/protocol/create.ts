@@ -7,7 +7,8 @@ import { incarnationMismatch } from "./incarnation";
 import { jsonMessages } from "./json-body";
 import type { Lifetime } from "./lifetime";
 import type { ProducerTuple } from "./producer";
-import type { ForkLink, StreamState } from "./state";
+import { belowFloor } from "./read";
+import type { ForkLink, SnapshotMeta, StreamState } from "./state";
 
 export interface ForkRequest {
   sourceKey: string;
@@ -48,19 +49,28 @@ export interface CreatePlan {
   producer: ProducerTuple | null;
   attrs: string | null;
   messages: Uint8Array[];
-  fork: (ForkLink & { subBytes: number; subMessages: number }) | null;
+  fork: (ForkLink & { subBytes: number; subMessages: number; retained: number; snapshot: SnapshotMeta | null }) | null;
 }
 
 export type CreateDecision = ProtocolError | { kind: "exists"; state: StreamState } | { kind: "create"; plan: CreatePlan };
 
-export function decideCreate(existing: StreamState | undefined, req: CreateRequest, source: ForkSource | null): CreateDecision {
+/**
+ * `existingAttrs` reads the stored attributes of the stream at the path, which the store keeps out
+ * of memory; it is called only when everything else about the re-PUT matches.
+ */
+export function decideCreate(
+  existing: StreamState | undefined,
+  req: CreateRequest,
+  source: ForkSource | null,
+  existingAttrs: (state: StreamState) => string | null,
+): CreateDecision {
   if (existing?.softDeleted) {
     return protocolError("STREAM_SOFT_DELETED", "this path belongs to a deleted stream whose forks still hold its data");
   }
   if (existing) {
     const mismatch = incarnationMismatch(existing, req.incarnation);
     if (mismatch) return mismatch;
-    const difference = configDifference(existing, req);
+    const difference = configDifference(existing, req) ?? (req.attrs !== existingAttrs(existing) ? "Stream-Attrs" : null);
     if (difference) return protocolError("STREAM_ALREADY_EXISTS_CONFLICT", `stream exists with a different ${difference}`);
     return { kind: "exists", state: existing };
   }
@@ -91,6 +101,9 @@ export function decideCreate(existing: StreamState | undefined, req: CreateReque
     }
     const offset = req.fork.offset ?? src.tail;
     if (offset > src.tail) return protocolError("INVALID_FORK", "Stream-Fork-Offset is beyond the source's tail");
+    // The source's bytes below its floor are gone, so a fork cannot inherit them (spec §3.4).
+    const gone = belowFloor(src, offset);
+    if (gone) return gone;
     const lengths = source!.appendAt(offset);
     if (lengths === null) return protocolError("INVALID_FORK", "Stream-Fork-Offset is not a boundary between appends");
     const sub = req.fork.subOffset ?? 0;
@@ -112,6 +125,10 @@ export function decideCreate(existing: StreamState | undefined, req: CreateReque
       subOffset: sub,
       subBytes,
       subMessages: isJsonType(src.contentType) ? sub : sub > 0 ? 1 : 0,
+      // The fork starts where its source's retained history does, and keeps the snapshot that
+      // covers that history when the snapshot lies within what it inherits.
+      retained: src.retained,
+      snapshot: src.snapshot !== null && src.snapshot.offset <= offset ? src.snapshot : null,
     };
   }
 
@@ -149,7 +166,6 @@ function configDifference(existing: StreamState, req: CreateRequest): string | n
     if (req.lifetime.ttlSeconds !== existing.ttlSeconds) return "Stream-TTL";
     if (req.lifetime.expiresAtMs !== existing.expiresAtMs) return "Stream-Expires-At";
   }
-  if ((req.attrs ?? null) !== (existing.attrs ?? null)) return "Stream-Attrs";
   if (req.fork) {
     const link = existing.fork;
     if (!link || link.sourceKey !== req.fork.sourceKey) return "fork source";

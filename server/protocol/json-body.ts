@@ -28,11 +28,19 @@ export function jsonMessages(body: Uint8Array, allowEmptyArray: boolean): Parsed
   const scanned = compactAndSplit(text);
   if (!scanned.ok) return scanned;
   const { compact, elements } = scanned.value;
-  if (elements === null) return ok([encoder.encode(compact + "\n")]);
+  // Already compact (the common case): the stored bytes are the body and an LF, no re-encoding.
+  if (elements === null) return ok([compact === text ? withLf(body) : encoder.encode(compact + "\n")]);
   if (elements.length === 0) {
     return allowEmptyArray ? ok([]) : fail("EMPTY_JSON_ARRAY", "an empty JSON array appends nothing; send at least one element");
   }
   return ok(elements.map((e) => encoder.encode(e + "\n")));
+}
+
+function withLf(body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(body.length + 1);
+  out.set(body);
+  out[body.length] = 10;
+  return out;
 }
 
 interface Scan {

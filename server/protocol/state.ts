@@ -13,6 +13,17 @@ export interface ForkLink {
   subOffset: number;
 }
 
+/** The stream's one visible snapshot (spec §7.3): it covers [-1, offset). */
+export interface SnapshotMeta {
+  /** The stored blob that holds its bytes; forks may share it. */
+  blobId: number;
+  offset: number;
+  contentType: string;
+  /** Lowercase hex BLAKE3 of the type and the bytes (spec §2.13). */
+  digest: string;
+  size: number;
+}
+
 export interface StreamState extends LifetimeState {
   id: number;
   bucket: string;
@@ -32,8 +43,14 @@ export interface StreamState extends LifetimeState {
   softDeleted: boolean;
   /** How many live forks were made from this incarnation; a source with forks is soft-deleted. */
   forkRefs: number;
-  /** Normalized attribute JSON, or null when none are set. */
-  attrs: string | null;
+  /**
+   * Where this incarnation's attributes are stored, or null when none are set. The attributes
+   * themselves (up to 16 KiB each) are read on demand, never held for every stream.
+   */
+  attrsId: number | null;
+  /** The retained floor (spec §7.2): the earliest readable byte, always a message boundary. */
+  retained: number;
+  snapshot: SnapshotMeta | null;
   /**
    * Shared by every state value of one incarnation and updated in place by the store (with an
    * undo log for a transaction that rolls back), so an append never copies thousands of entries.

@@ -24,7 +24,9 @@ export function streamState(overrides: Partial<StreamState> = {}): StreamState {
     fork: null,
     softDeleted: false,
     forkRefs: 0,
-    attrs: null,
+    attrsId: null,
+    retained: 0,
+    snapshot: null,
     producers: new Map(),
     ...overrides,
   };

@@ -25,6 +25,8 @@ export class Batch {
    * value says whether more than the columns an append changes (the "hot" ones) may differ.
    */
   readonly dirty = new Map<string, boolean>();
+  /** Run once this transaction is durable: handing what it orphaned to the reclaimer. */
+  readonly onDurable: (() => void)[] = [];
   constructor(
     private readonly pending: Map<string, StreamState | null>,
     private readonly cache: Map<string, StreamState>,

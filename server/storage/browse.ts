@@ -43,6 +43,7 @@ export interface BrowseResult {
 export interface BrowseLookups {
   get(key: string): StreamState | undefined;
   producerCount(state: StreamState): number;
+  now(): number;
 }
 
 type SortValue = string | number | null;
@@ -95,7 +96,7 @@ export class StreamBrowser {
 
   browse(bucket: string, q: BrowseQuery): BrowseResult {
     const after = q.after === null ? null : decodeCursor(q.sort, q.after);
-    const total = countStreams(this.db, bucket, q.prefix);
+    const total = countStreams(this.db, bucket, q.prefix, this.lookups.get, this.lookups.now());
     const narrow = q.prefix !== "" && total <= this.narrowPrefix;
     const items: StreamListRow[] = [];
     const keys: Row[] = [];

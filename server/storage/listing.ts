@@ -16,32 +16,58 @@ export function listStreams(
   get: (key: string) => StreamState | undefined,
   bucket: string,
   query: ListQuery,
+  nowMs: number,
 ): Page<StreamSummary> {
-  const low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
-  const inclusive = query.after === null || query.after < query.prefix;
-  const names = db
-    .query<{ name: string }, [string, string, string, number]>(
-      `SELECT name FROM streams WHERE bucket = ? AND name ${inclusive ? ">=" : ">"} ? AND name < ? AND soft_deleted = 0 ORDER BY name LIMIT ?`,
-    )
-    .all(bucket, low, upperBound(query.prefix), query.limit + 1);
-  const total = countStreams(db, bucket, query.prefix);
-  const hasMore = names.length > query.limit;
-  const page = names.slice(0, query.limit);
+  // Expired streams are left out (spec §2.4): `get` reaps them. Names are fetched a page (and
+  // one) at a time until the page is full, so a run of expired streams cannot shorten a page or
+  // hide that more follow.
   const items: StreamSummary[] = [];
-  for (const { name } of page) {
-    const s = get(streamKey(bucket, name));
-    if (s) items.push(summarize(s));
+  let low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
+  let inclusive = query.after === null || query.after < query.prefix;
+  let hasMore = false;
+  for (;;) {
+    const names = db
+      .query<{ name: string }, [string, string, string, number]>(
+        `SELECT name FROM streams WHERE bucket = ? AND name ${inclusive ? ">=" : ">"} ? AND name < ? AND soft_deleted = 0 ORDER BY name LIMIT ?`,
+      )
+      .all(bucket, low, upperBound(query.prefix), query.limit + 1);
+    for (const { name } of names) {
+      const s = get(streamKey(bucket, name));
+      if (!s) continue;
+      if (items.length === query.limit) {
+        hasMore = true;
+        break;
+      }
+      items.push(summarize(s));
+    }
+    if (hasMore || names.length <= query.limit) break;
+    low = names[names.length - 1]!.name;
+    inclusive = false;
   }
-  return { items, total, hasMore, nextCursor: hasMore ? page[page.length - 1]!.name : null };
+  const total = countStreams(db, bucket, query.prefix, get, nowMs);
+  return { items, total, hasMore, nextCursor: hasMore ? items[items.length - 1]!.stream_id : null };
 }
 
-/** Streams in the bucket whose ID starts with `prefix` (soft-deleted sources excluded). */
-export function countStreams(db: Database, bucket: string, prefix: string): number {
-  return db
-    .query<{ n: number }, [string, string, string]>(
-      "SELECT count(*) AS n FROM streams WHERE bucket = ? AND name >= ? AND name < ? AND soft_deleted = 0",
+/**
+ * Live streams in the bucket whose ID starts with `prefix`: soft-deleted sources and expired
+ * streams excluded. Only a stream whose stored row says it may have expired is looked at (the
+ * stored touch time is never later than the one in memory, so the row errs on the side of
+ * "may have expired"); `get` then says whether it has.
+ */
+export function countStreams(db: Database, bucket: string, prefix: string, get: (key: string) => StreamState | undefined, nowMs: number): number {
+  const range = [bucket, prefix, upperBound(prefix)] as const;
+  const all = db
+    .query<{ n: number }, [string, string, string]>("SELECT count(*) AS n FROM streams WHERE bucket = ? AND name >= ? AND name < ? AND soft_deleted = 0")
+    .get(...range)!.n;
+  const mayHaveExpired = db
+    .query<{ name: string }, [string, string, string, number]>(
+      `SELECT name FROM streams WHERE bucket = ? AND name >= ? AND name < ? AND soft_deleted = 0
+       AND (expires_at_ms <= ?4 OR touched_at_ms + ttl_s * 1000 <= ?4)`,
     )
-    .get(bucket, prefix, upperBound(prefix))!.n;
+    .all(...range, nowMs);
+  let expired = 0;
+  for (const { name } of mayHaveExpired) if (get(streamKey(bucket, name)) === undefined) expired++;
+  return all - expired;
 }
 
 export function listBuckets(db: Database, query: ListQuery): Page<{ bucket_id: string; stream_count: number }> {

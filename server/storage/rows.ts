@@ -25,7 +25,17 @@ export interface StreamRow {
   fork_offset: number | null;
   fork_sub_offset: number | null;
   soft_deleted: number;
-  attrs: string | null;
+  attrs_id: number | null;
+  retained_offset: number;
+  snapshot_blob_id: number | null;
+  snapshot_offset: number | null;
+}
+
+/** A stream row joined with its snapshot blob's description (load()). */
+export interface LoadedStreamRow extends StreamRow {
+  snapshot_type: string | null;
+  snapshot_digest: string | null;
+  snapshot_size: number | null;
 }
 
 export interface ProducerRow {
@@ -38,7 +48,7 @@ export interface ProducerRow {
   updated_at_ms: number;
 }
 
-export function rowToState(row: StreamRow, producers: Map<string, ProducerState>, forkRefs: number): StreamState {
+export function rowToState(row: LoadedStreamRow, producers: Map<string, ProducerState>, forkRefs: number): StreamState {
   return {
     id: row.id,
     bucket: row.bucket,
@@ -61,13 +71,18 @@ export function rowToState(row: StreamRow, producers: Map<string, ProducerState>
         : { sourceKey: row.fork_source_key, sourceId: row.fork_source_id!, offset: row.fork_offset!, subOffset: row.fork_sub_offset! },
     softDeleted: row.soft_deleted === 1,
     forkRefs,
-    attrs: row.attrs,
+    attrsId: row.attrs_id,
+    retained: row.retained_offset,
+    snapshot:
+      row.snapshot_blob_id === null
+        ? null
+        : { blobId: row.snapshot_blob_id, offset: row.snapshot_offset!, contentType: row.snapshot_type!, digest: row.snapshot_digest!, size: row.snapshot_size! },
     producers,
   };
 }
 
 const STREAM_COLUMNS =
-  "bucket, name, incarnation, content_type, tail, message_count, closed, closed_by, last_seq, ttl_s, expires_at_ms, touched_at_ms, created_at_ms, last_write_at_ms, fork_source_key, fork_source_id, fork_offset, fork_sub_offset, soft_deleted, attrs";
+  "bucket, name, incarnation, content_type, tail, message_count, closed, closed_by, last_seq, ttl_s, expires_at_ms, touched_at_ms, created_at_ms, last_write_at_ms, fork_source_key, fork_source_id, fork_offset, fork_sub_offset, soft_deleted, attrs_id, retained_offset, snapshot_blob_id, snapshot_offset";
 
 const closedByText = (s: StreamState) => (s.closedBy === null ? null : JSON.stringify(s.closedBy));
 
@@ -92,7 +107,10 @@ function stateParams(s: StreamState) {
     s.fork?.offset ?? null,
     s.fork?.subOffset ?? null,
     s.softDeleted ? 1 : 0,
-    s.attrs,
+    s.attrsId,
+    s.retained,
+    s.snapshot?.blobId ?? null,
+    s.snapshot?.offset ?? null,
   ] as const;
 }
 

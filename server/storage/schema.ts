@@ -9,7 +9,7 @@
 // alone dirties its last page or two. Measured in isolation: 12.0 vs 3.7 µs of CPU per 256-byte
 // append, counting the bulk writes.
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const messagesTable = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -44,6 +44,40 @@ CREATE INDEX IF NOT EXISTS streams_by_last_write ON streams(bucket, last_write_a
 CREATE INDEX IF NOT EXISTS streams_by_last_seq ON streams(bucket, last_seq, name);
 CREATE INDEX IF NOT EXISTS streams_by_fork_source ON streams(fork_source_id) WHERE fork_source_id IS NOT NULL;`;
 
+/**
+ * Version 4: attributes in their own table, read on demand (a stream's row, which start-up loads
+ * for every stream, holds only the id of its current attributes row; a replaced row is marked
+ * and deleted once the change is durable, or at start-up after a crash); snapshot bytes as chunk
+ * rows of a blob that streams share by reference (a fork keeps its source's); the retained floor.
+ * A blob is `staging` while its upload streams in, and is collected (its chunks deleted in bounded
+ * steps) once no stream refers to it, or at start-up if a crash left it staging.
+ */
+const RESOURCE_TABLES = `
+CREATE TABLE IF NOT EXISTS stream_attrs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id INTEGER NOT NULL,
+  attrs TEXT NOT NULL,
+  replaced INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS stream_attrs_replaced ON stream_attrs(id) WHERE replaced = 1;
+CREATE TABLE IF NOT EXISTS snapshot_blobs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  staging INTEGER NOT NULL,
+  refs INTEGER NOT NULL DEFAULT 0,
+  content_type TEXT,
+  digest TEXT,
+  size INTEGER NOT NULL DEFAULT 0,
+  mentions_boundary INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS snapshot_blobs_staging ON snapshot_blobs(id) WHERE staging = 1;
+CREATE INDEX IF NOT EXISTS snapshot_blobs_unreferenced ON snapshot_blobs(id) WHERE refs <= 0;
+CREATE TABLE IF NOT EXISTS snapshot_chunks (
+  blob_id INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (blob_id, seq)
+);`;
+
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS buckets (bucket_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL) WITHOUT ROWID;
@@ -68,12 +102,16 @@ CREATE TABLE IF NOT EXISTS streams (
   fork_offset INTEGER,
   fork_sub_offset INTEGER,
   soft_deleted INTEGER NOT NULL DEFAULT 0,
-  attrs TEXT
+  attrs_id INTEGER,
+  retained_offset INTEGER NOT NULL DEFAULT 0,
+  snapshot_blob_id INTEGER,
+  snapshot_offset INTEGER
 );
 CREATE UNIQUE INDEX IF NOT EXISTS streams_by_path ON streams(bucket, name);
 ${LISTING_INDEXES}
 ${messagesTable("msgs")}
 ${MESSAGE_INDEX}
+${RESOURCE_TABLES}
 CREATE TABLE IF NOT EXISTS producers (
   stream_id INTEGER NOT NULL,
   producer_id TEXT NOT NULL,
@@ -99,4 +137,16 @@ ALTER TABLE msgs_v3 RENAME TO msgs;
 ${MESSAGE_INDEX}
 INSERT INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs ORDER BY stream_id, start;
 INSERT INTO meta (key, value) SELECT 'indexed_upto', coalesce(max(id), 0) FROM msgs;
+`;
+
+/** Version 3 kept attributes in the stream row. */
+export const MIGRATE_3_TO_4 = `
+${RESOURCE_TABLES}
+ALTER TABLE streams ADD COLUMN attrs_id INTEGER;
+ALTER TABLE streams ADD COLUMN retained_offset INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE streams ADD COLUMN snapshot_blob_id INTEGER;
+ALTER TABLE streams ADD COLUMN snapshot_offset INTEGER;
+INSERT INTO stream_attrs (stream_id, attrs) SELECT id, attrs FROM streams WHERE attrs IS NOT NULL ORDER BY id;
+UPDATE streams SET attrs_id = (SELECT a.id FROM stream_attrs a WHERE a.stream_id = streams.id) WHERE attrs IS NOT NULL;
+ALTER TABLE streams DROP COLUMN attrs;
 `;

@@ -4,16 +4,17 @@
 
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
-import { applyAppend, decideAppend, producerAfter, type AppendEffect, type AppendRequest } from "../protocol/append";
-import { isJsonType } from "../protocol/content-type";
-import { decideCreate, type CreatePlan, type CreateRequest } from "../protocol/create";
+import { decideAppend, type AppendRequest } from "../protocol/append";
+import { decideCreate, type CreateRequest } from "../protocol/create";
 import { isProtocolError, type ProtocolError } from "../protocol/errors";
-import { nextIncarnation } from "../protocol/incarnation";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
 import { NO_QUOTAS, quotaRefusal, type Quotas } from "../protocol/quota";
 import { checkAddressed } from "../protocol/read";
-import { streamKey, type StreamState } from "../protocol/state";
+import type { ResourceTarget } from "../protocol/retention";
+import type { PublishRequest } from "../protocol/snapshot";
+import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
+import { AttrsTable } from "./attrs-table";
 import { Batch } from "./batch";
 import { lockDatabase, type DatabaseLock } from "./database-lock";
 import type { CheckpointerMessage, CheckpointerStart } from "./checkpointer";
@@ -21,9 +22,28 @@ import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import { MessageLog } from "./message-log";
-import { rowToState, Statements, type ProducerRow, type StreamRow } from "./rows";
-import { MIGRATE_2_TO_3, SCHEMA, SCHEMA_VERSION } from "./schema";
-import type { CreateOutcome, DeleteOutcome, ListQuery, ReadSlice, Store, StoreStats, StreamChange } from "./store";
+import { Pins } from "./pins";
+import { ResourceStore } from "./resource-store";
+import { rowToState, Statements, type LoadedStreamRow, type ProducerRow } from "./rows";
+import { MIGRATE_2_TO_3, MIGRATE_3_TO_4, SCHEMA, SCHEMA_VERSION } from "./schema";
+import { SnapshotBlobs } from "./snapshot-blobs";
+import type {
+  AttrsOutcome,
+  BatchOutcome,
+  BatchRequest,
+  CreateOutcome,
+  DeleteOutcome,
+  ListQuery,
+  PublishOutcome,
+  ReadSlice,
+  RetentionOutcome,
+  SnapshotReader,
+  SnapshotUpload,
+  Store,
+  StoreStats,
+  StreamChange,
+} from "./store";
+import { StreamTx } from "./stream-tx";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
 import { PROBE_BYTES, stateAfterFailure, WriteHealth, type WriteState } from "./write-health";
 
@@ -73,7 +93,8 @@ export class SqliteStore implements Store {
   private readonly now: () => number;
   private readonly pendingReaps = new Set<string>();
   private readonly touchPersistedAt = new Map<number, number>();
-  private lastIncarnation = 0;
+  private readonly tx: StreamTx;
+  private readonly resources: ResourceStore;
   /** Streams in the cache that are not soft-deleted sources, kept as the cache changes. */
   private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -100,6 +121,10 @@ export class SqliteStore implements Store {
     if (onDisk) this.lock = lockDatabase(options.path);
     this.db = new Database(options.path, { create: true, strict: true });
     const busy = options.busy ?? (() => false);
+    // A new database frees the pages of deleted rows back to the filesystem in bounded steps
+    // (reclaimer.ts). This must be set before the first table exists; an older database keeps
+    // auto_vacuum = NONE, where freed pages stay in the file and later writes reuse them.
+    if (this.db.query("SELECT 1 FROM sqlite_master").get() === null) this.db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     if (onDisk) this.db.exec("PRAGMA journal_mode = WAL");
     // In full mode ursa syncs the WAL itself, off the event loop (see walSync), so SQLite's own
     // per-commit sync is not needed; NORMAL still syncs around checkpoints.
@@ -121,10 +146,23 @@ export class SqliteStore implements Store {
     this.migrate();
     this.st = new Statements(this.db);
     this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
-    this.lastIncarnation = Number(this.st.getMeta.get("last_incarnation")?.value ?? 0);
     this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
+    // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
+    const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
+    const attrs = new AttrsTable(this.db);
+    const blobs = new SnapshotBlobs(this.db, reader);
+    const pins = new Pins();
+    this.tx = new StreamTx({
+      st: this.st,
+      log: this.log,
+      attrs,
+      blobs,
+      reclaimer: () => this.resources.reclaimer,
+      now: this.now,
+      forget: (id) => this.touchPersistedAt.delete(id),
+    });
     this.load();
-    this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length });
+    this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now });
     this.writes = new GroupCommit<Batch>({
       begin: this.st.begin,
       commit: this.st.commit,
@@ -155,6 +193,18 @@ export class SqliteStore implements Store {
       failed: (error) => this.health.failed(error),
       mayHoldLoop: (batch) => batch.small() && !busy(),
     }, options.commitObserver);
+    this.resources = new ResourceStore({
+      db: this.db,
+      reader,
+      log: this.log,
+      attrs,
+      blobs,
+      pins,
+      tx: this.tx,
+      submit: (run) => this.writes.submit(run),
+      producerClock: () => this.producerClock(),
+    });
+    this.resources.reclaimLeftovers(this.cache);
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
     // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -165,7 +215,8 @@ export class SqliteStore implements Store {
     const hasMeta = this.db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== null;
     const row = hasMeta ? this.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema_version'").get() : null;
     const version = row ? Number(row.value) : SCHEMA_VERSION;
-    if (version === 2) this.db.transaction(() => this.db.exec(MIGRATE_2_TO_3))();
+    if (version === 2) this.db.transaction(() => this.db.exec(MIGRATE_2_TO_3 + MIGRATE_3_TO_4))();
+    else if (version === 3) this.db.transaction(() => this.db.exec(MIGRATE_3_TO_4))();
     else if (version !== SCHEMA_VERSION) {
       throw new Error(`database schema version ${version} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
     }
@@ -180,7 +231,12 @@ export class SqliteStore implements Store {
       m.set(p.producer_id, { epoch: p.epoch, lastSeq: p.last_seq, lastStart: p.last_start, lastNext: p.last_next, updatedAtMs: p.updated_at_ms });
     }
     const refs = new Map<number, number>();
-    const rows = this.db.query<StreamRow, []>("SELECT * FROM streams").all();
+    const rows = this.db
+      .query<LoadedStreamRow, []>(
+        `SELECT s.*, b.content_type AS snapshot_type, b.digest AS snapshot_digest, b.size AS snapshot_size
+         FROM streams s LEFT JOIN snapshot_blobs b ON b.id = s.snapshot_blob_id`,
+      )
+      .all();
     for (const r of rows) if (r.fork_source_id !== null) refs.set(r.fork_source_id, (refs.get(r.fork_source_id) ?? 0) + 1);
     const byId = new Map<number, { key: string; state: StreamState }>();
     for (const r of rows) {
@@ -214,6 +270,7 @@ export class SqliteStore implements Store {
       if (this.pending.get(key) === state) this.pending.delete(key);
     }
     if (batch.changes.length > 0) for (const l of this.listeners) l(batch.changes);
+    for (const run of batch.onDurable) run();
   }
 
   onChange(listener: (changes: StreamChange[]) => void): void {
@@ -305,10 +362,10 @@ export class SqliteStore implements Store {
 
   append(key: string, request: AppendRequest) {
     return this.clientWrite((tx) => {
-      const state = this.live(tx, key);
+      const state = this.tx.live(tx, key);
       const decision = decideAppend(state, request, this.producerClock());
       if (decision.kind !== "accepted") return decision;
-      const next = this.applyEffect(tx, key, state!, decision.effect);
+      const next = this.tx.append(tx, key, state!, decision.effect);
       const { effect } = decision;
       tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
       return decision;
@@ -317,34 +374,64 @@ export class SqliteStore implements Store {
 
   create(key: string, request: CreateRequest): Promise<CreateOutcome> {
     return this.clientWrite((tx): CreateOutcome => {
-      const existing = this.live(tx, key);
+      const existing = this.tx.live(tx, key);
       const source = request.fork
         ? (() => {
-            const state = this.live(tx, request.fork.sourceKey);
+            const state = this.tx.live(tx, request.fork.sourceKey);
             return { state, appendAt: (offset: number) => this.log.appendAt(tx, state!, offset) };
           })()
         : null;
-      const decision = decideCreate(existing, request, source);
+      const decision = decideCreate(existing, request, source, (s) => this.tx.attrsOf(s));
       if (decision.kind !== "create") return decision;
       const refused = this.quotaRefusal(decision.plan.bucket, true);
       if (refused) return refused;
-      const state = this.createStream(tx, key, decision.plan);
-      return { kind: "created", state };
+      return { kind: "created", state: this.tx.create(tx, key, decision.plan) };
     });
   }
 
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
     return this.clientWrite((tx): DeleteOutcome => {
-      const checked = checkAddressed(this.live(tx, key), incarnation);
+      const checked = checkAddressed(this.tx.live(tx, key), incarnation);
       if (isProtocolError(checked)) return checked;
-      if (checked.forkRefs > 0) {
-        this.softDelete(tx, checked);
-        return { kind: "deleted", soft: true };
-      }
-      this.hardDelete(tx, checked);
-      return { kind: "deleted", soft: false };
+      return { kind: "deleted", ...this.tx.delete(tx, checked) };
     });
   }
+
+  // ---- attributes, snapshots, retention, batches (resource-store.ts) ----------------------
+
+  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
+    return this.resources.appendBatch(key, request);
+  }
+
+  attrs(state: StreamState): string | null {
+    return this.resources.attrs(state);
+  }
+
+  putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
+    return this.resources.putAttrs(key, incarnation, attrs);
+  }
+
+  stageSnapshot(): SnapshotUpload {
+    return this.resources.stageSnapshot();
+  }
+
+  publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
+    return this.resources.publishSnapshot(key, upload, request, digest, mentionsBoundary);
+  }
+
+  discardSnapshot(upload: SnapshotUpload): Promise<void> {
+    return this.resources.discardSnapshot(upload);
+  }
+
+  openSnapshot(meta: SnapshotMeta): SnapshotReader {
+    return this.resources.openSnapshot(meta);
+  }
+
+  advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
+    return this.resources.advanceRetention(key, target, incarnation);
+  }
+
+  // ---- buckets and listings --------------------------------------------------------------------
 
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
     return this.clientWrite(() => {
@@ -363,7 +450,7 @@ export class SqliteStore implements Store {
   getBucket(bucket: string) {
     const row = this.st.getBucket.get(bucket);
     if (!row) return undefined;
-    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: countStreams(this.db, bucket, "") };
+    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: countStreams(this.db, bucket, "", (k) => this.get(k), this.now()) };
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
@@ -371,7 +458,7 @@ export class SqliteStore implements Store {
       if (!this.st.getBucket.get(bucket)) return "missing" as const;
       const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
       // Expired streams are reclaimed here rather than counted (spec §2.3).
-      if (names.some(({ name }) => this.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
+      if (names.some(({ name }) => this.tx.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
       this.st.deleteBucket.run(bucket);
       return "deleted" as const;
     });
@@ -382,7 +469,7 @@ export class SqliteStore implements Store {
   }
 
   listStreams(bucket: string, query: ListQuery) {
-    return listStreams(this.db, (k) => this.get(k), bucket, query);
+    return listStreams(this.db, (k) => this.get(k), bucket, query, this.now());
   }
 
   counts() {
@@ -422,13 +509,20 @@ export class SqliteStore implements Store {
     return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`) };
   }
 
+  /** Resolves once the reclaimer has nothing queued (pinned blobs aside). */
+  reclaimed(): Promise<void> {
+    return this.resources.reclaimer.settled();
+  }
+
   async close(): Promise<void> {
     this.health.closing();
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
+    this.resources.reclaimer.stop();
     await this.writes.drain();
     if (this.log.deferred) await this.writes.submit((tx) => this.log.materialize(tx));
     await this.checkpointer?.terminate();
+    this.resources.close();
     this.db.close();
     this.lock?.release();
   }
@@ -447,124 +541,11 @@ export class SqliteStore implements Store {
     );
   }
 
-  /** The stream's state in this transaction, reclaiming it first if it has expired. */
-  private live(tx: Batch, key: string): StreamState | undefined {
-    const state = tx.get(key);
-    if (!state || state.softDeleted || !isExpired(state, this.now())) return state;
-    if (state.forkRefs > 0) this.softDelete(tx, state);
-    else this.hardDelete(tx, state);
-    return state.forkRefs > 0 ? tx.get(key) : undefined;
-  }
-
-  private createStream(tx: Batch, key: string, plan: CreatePlan): StreamState {
-    const now = this.now();
-    this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
-    const incarnation = String(this.lastIncarnation);
-    this.st.setMeta.run("last_incarnation", incarnation);
-    this.st.insertBucket.run(plan.bucket, now);
-    let state: StreamState = {
-      id: 0,
-      bucket: plan.bucket,
-      name: plan.name,
-      incarnation,
-      contentType: plan.contentType,
-      tail: 0,
-      messageCount: 0,
-      closed: false,
-      closedBy: null,
-      lastSeq: plan.streamSeq,
-      ttlSeconds: plan.lifetime.ttlSeconds,
-      expiresAtMs: plan.lifetime.expiresAtMs,
-      touchedAtMs: now,
-      createdAtMs: now,
-      lastWriteAtMs: null,
-      fork: plan.fork && { sourceKey: plan.fork.sourceKey, sourceId: plan.fork.sourceId, offset: plan.fork.offset, subOffset: plan.fork.subOffset },
-      softDeleted: false,
-      forkRefs: 0,
-      attrs: plan.attrs,
-      producers: new Map(),
-    };
-    state = { ...state, id: this.st.insert(state) };
-    if (plan.fork) {
-      // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
-      // source later (appends, deletion) can reach it.
-      const { sourceId, offset, subBytes, subMessages } = plan.fork;
-      const below = this.log.copyForFork(tx, state.id, sourceId, offset, subBytes, isJsonType(state.contentType));
-      state = { ...state, tail: offset + subBytes, messageCount: below + subMessages };
-      const source = tx.get(plan.fork.sourceKey)!;
-      tx.put({ ...source, forkRefs: source.forkRefs + 1 });
-    }
-    if (plan.messages.length > 0 || plan.close || plan.producer) {
-      const bytes = plan.messages.reduce((sum, m) => sum + m.length, 0);
-      const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false };
-      state = this.applyEffect(tx, key, state, effect);
-    }
-    tx.put(state);
-    return state;
-  }
-
-  /** An accepted append: its log rows, its producer's entry and the stream's next state. */
-  private applyEffect(tx: Batch, key: string, state: StreamState, effect: AppendEffect): StreamState {
-    const now = this.now();
-    const next = applyAppend(state, effect, now);
-    // A producer let go (evicted, or forgotten and starting again) must stay let go after a crash,
-    // so its row changes in this transaction. Start-up would still replay its log rows not yet
-    // folded into that row (possible only under an idle limit shorter than the deferral): fold
-    // them in first.
-    const letGo = effect.evicts ?? (effect.restartsForgotten ? effect.producer!.id : null);
-    if (letGo !== null && this.log.defers(tx, state.id, letGo)) this.log.materialize(tx);
-    if (effect.evicts !== null) {
-      tx.setProducer(next.producers, effect.evicts, undefined);
-      this.st.deleteProducer.run(next.id, effect.evicts);
-    }
-    const producer = effect.producer && producerAfter({ ...effect, producer: effect.producer }, now);
-    if (producer) tx.setProducer(next.producers, effect.producer!.id, producer);
-    if (effect.messages.length > 0) {
-      this.log.write(tx, key, next, effect, now);
-      tx.appendedBytes += effect.bytes;
-      tx.appendedMessages += effect.messages.length;
-    }
-    // Nothing in the log carries a close-only request's producer, so its row is written now. Nor
-    // may a forgotten producer's restart wait: start-up replay keeps the higher of a stored entry
-    // and a log row, and would bring back the forgotten entry.
-    if (producer && (effect.messages.length === 0 || effect.restartsForgotten)) {
-      this.st.upsertProducer.run(next.id, effect.producer!.id, producer.epoch, producer.lastSeq, producer.lastStart, producer.lastNext, producer.updatedAtMs);
-    }
-    // An append's stream-row changes ride on its log rows; a close is written at once.
-    if (effect.messages.length > 0 && !effect.close) tx.putDeferred(key, next);
-    else tx.put(next, true);
-    return next;
-  }
-
-  private softDelete(tx: Batch, state: StreamState): void {
-    this.log.deleteStream(tx, state.id);
-    this.st.deleteProducers.run(state.id);
-    tx.put({ ...state, softDeleted: true, producers: new Map() });
-    tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
-  }
-
-  private hardDelete(tx: Batch, state: StreamState): void {
-    const key = streamKey(state.bucket, state.name);
-    this.log.deleteStream(tx, state.id);
-    this.st.deleteProducers.run(state.id);
-    this.st.deleteStreamRow.run(state.id);
-    this.touchPersistedAt.delete(state.id);
-    tx.remove(key);
-    tx.changes.push({ kind: "gone", id: state.id, key });
-    if (!state.fork) return;
-    const source = tx.get(state.fork.sourceKey);
-    if (!source || source.id !== state.fork.sourceId) return;
-    const released = { ...source, forkRefs: source.forkRefs - 1 };
-    // The last fork of a soft-deleted source takes the source with it, up the chain.
-    if (released.softDeleted && released.forkRefs === 0) this.hardDelete(tx, released);
-    else tx.put(released);
-  }
-
   private reap(key: string): void {
     if (this.pendingReaps.has(key)) return;
     this.pendingReaps.add(key);
     this.writes
-      .submit((tx) => this.live(tx, key))
+      .submit((tx) => this.tx.live(tx, key))
       .catch(() => undefined)
       .finally(() => this.pendingReaps.delete(key));
   }

@@ -3,17 +3,49 @@
 // producer state, closure and TTL move together or not at all.
 
 import type { AppendDecision, AppendRequest } from "../protocol/append";
+import type { FrameAck } from "../protocol/append-batch";
 import type { CreateDecision, CreateRequest } from "../protocol/create";
 import type { ProtocolError } from "../protocol/errors";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { StreamSummary } from "../introspection-api";
-import type { StreamState } from "../protocol/state";
+import type { ResourceTarget } from "../protocol/retention";
+import type { PublishRequest } from "../protocol/snapshot";
+import type { SnapshotMeta, StreamState } from "../protocol/state";
 import type { Introspection } from "./introspection";
 import type { DiskFailure, WriteState } from "./write-health";
 
 export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
 
 export type DeleteOutcome = ProtocolError | { kind: "deleted"; soft: boolean };
+
+export type AttrsOutcome = ProtocolError | { kind: "unchanged" | "replaced"; state: StreamState };
+export type PublishOutcome = ProtocolError | { kind: "unchanged" | "published"; state: StreamState; snapshot: SnapshotMeta };
+export type RetentionOutcome = ProtocolError | { kind: "unchanged" | "advanced"; state: StreamState };
+
+export interface BatchRequest {
+  contentType: string;
+  /** Each frame's stored messages (one for a byte frame, the flattened elements of a JSON one). */
+  frames: Uint8Array[][];
+  incarnation: string | null;
+}
+
+/** One ack per frame, in order; `state` is the stream after the batch. */
+export type BatchOutcome = ProtocolError | { kind: "batch"; state: StreamState; acks: FrameAck[] };
+
+/** A snapshot body streaming into storage, written in chunks as it arrives (never held whole). */
+export interface SnapshotUpload {
+  /** Throws if the disk is full; nothing refers to what was written until the publish commits. */
+  write(bytes: Uint8Array): void;
+}
+
+/** A snapshot's bytes, held for the reader (deletion waits) until `release`. */
+export interface SnapshotReader {
+  readonly chunks: number;
+  chunk(index: number): Uint8Array;
+  /** Whether the bytes contain the bootstrap boundary's prefix, as recorded when they were published. */
+  readonly mentionsBoundary: boolean;
+  release(): void;
+}
 
 export interface ReadSlice {
   /** Whole messages (array mode) or byte pieces, in order. */
@@ -25,6 +57,8 @@ export interface ReadSlice {
 export type StreamChange =
   | { kind: "appended"; state: StreamState; start: number; messages: Uint8Array[] }
   | { kind: "closed"; state: StreamState }
+  /** The retained floor rose: readers below it must be told (spec §3.4). */
+  | { kind: "retained"; state: StreamState }
   | { kind: "gone"; id: number; key: string };
 
 export interface Page<T> {
@@ -62,6 +96,20 @@ export interface Store {
   append(key: string, request: AppendRequest): Promise<AppendDecision>;
   create(key: string, request: CreateRequest): Promise<CreateOutcome>;
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome>;
+  /** Batched appends (spec §2.10): every frame decided in one transaction, one after the other. */
+  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome>;
+
+  /** The stored attributes of a state (durable), read on demand; null when none are set. */
+  attrs(state: StreamState): string | null;
+  putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome>;
+
+  stageSnapshot(): SnapshotUpload;
+  /** Decides the publish of an upload whose body has been written whole, and makes it visible or drops it. */
+  publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome>;
+  /** An upload that will not be published (too large, cut short). */
+  discardSnapshot(upload: SnapshotUpload): Promise<void>;
+  openSnapshot(meta: SnapshotMeta): SnapshotReader;
+  advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome>;
 
   /** A ProtocolError when a new bucket would pass --max-buckets. */
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError>;

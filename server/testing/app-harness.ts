@@ -26,7 +26,10 @@ export interface Harness {
     path: string,
     init?: { headers?: Record<string, string>; body?: string | Uint8Array | ReadableStream<Uint8Array>; host?: string; signal?: AbortSignal },
   ): Promise<Response>;
-  /** Every byte, guard and lifetime field of the stream at `key` (`bucket/name`), or null. */
+  /**
+   * Every retained byte, guard and lifetime field of the stream at `key` (`bucket/name`), its
+   * attributes, its snapshot (bytes included) and its floor, or null.
+   */
   fingerprint(key: string): string | null;
   close(): Promise<void>;
 }
@@ -34,6 +37,7 @@ export interface Harness {
 interface HarnessOptions {
   longPollTimeoutMs?: number;
   maxBodyBytes?: number;
+  maxSnapshotBytes?: number;
   maxInflightBodyBytes?: number;
   producerLimits?: ProducerLimits;
   /** A database file; in memory if not given. */
@@ -81,6 +85,7 @@ export function harness(options: HarnessOptions = {}): Harness {
       metrics,
       limits: {
         maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+        maxSnapshotBytes: options.maxSnapshotBytes ?? 4 * 1024 * 1024,
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
         sseHeartbeatMs: 1000,
         sseMaxDurationMs: 2000,
@@ -112,10 +117,20 @@ export function harness(options: HarnessOptions = {}): Harness {
 }
 
 function fingerprintOf(store: SqliteStore, s: StreamState): string {
-  const bytes = store.readRange(s, 0, Number.MAX_SAFE_INTEGER, false).chunks.map((c) => Buffer.from(c).toString("base64"));
+  // From the floor: rows below it are deleted in the background, and are unreadable already.
+  const bytes = store.readRange(s, s.retained, Number.MAX_SAFE_INTEGER, false).chunks.map((c) => Buffer.from(c).toString("base64"));
+  let snapshotBytes: string | null = null;
+  if (s.snapshot) {
+    const reader = store.openSnapshot(s.snapshot);
+    const chunks = Array.from({ length: reader.chunks }, (_, i) => reader.chunk(i));
+    reader.release();
+    snapshotBytes = Buffer.concat(chunks).toString("base64");
+  }
   return JSON.stringify({
     ...s,
     producers: [...s.producers],
     bytes,
+    attrs: store.attrs(s),
+    snapshotBytes,
   });
 }

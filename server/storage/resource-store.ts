@@ -1,0 +1,166 @@
+// The stream's resources besides its messages, for SqliteStore: attributes, snapshots, the
+// retained floor and batched appends (spec §2.10–§2.18), and the background reclaiming of what
+// they leave behind. It owns the tables of attributes and snapshot blobs, the pins of snapshots
+// being read, the reclaimer, and the read-only connection snapshot reads go through.
+
+import type { Database } from "bun:sqlite";
+import { decideAppend } from "../protocol/append";
+import { frameAck, type FrameAck } from "../protocol/append-batch";
+import { decideAttrsPut } from "../protocol/attrs";
+import { isProtocolError } from "../protocol/errors";
+import type { ProducerClock } from "../protocol/producer";
+import { checkAddressed } from "../protocol/read";
+import { decideRetention, type ResourceTarget } from "../protocol/retention";
+import { decidePublish, type PublishRequest } from "../protocol/snapshot";
+import type { SnapshotMeta, StreamState } from "../protocol/state";
+import type { AttrsTable } from "./attrs-table";
+import type { Batch } from "./batch";
+import type { MessageLog } from "./message-log";
+import type { Pins } from "./pins";
+import { Reclaimer } from "./reclaimer";
+import type { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
+import type { AttrsOutcome, BatchOutcome, BatchRequest, PublishOutcome, RetentionOutcome, SnapshotReader, SnapshotUpload } from "./store";
+import type { StreamTx } from "./stream-tx";
+
+export interface ResourceDeps {
+  db: Database;
+  /** Where snapshot chunks are read: a second connection without a memory map, on disk. */
+  reader: Database;
+  log: MessageLog;
+  attrs: AttrsTable;
+  blobs: SnapshotBlobs;
+  pins: Pins;
+  tx: StreamTx;
+  submit<T>(run: (tx: Batch) => T): Promise<T>;
+  producerClock(): ProducerClock;
+}
+
+export class ResourceStore {
+  readonly reclaimer: Reclaimer<Batch>;
+
+  constructor(private readonly d: ResourceDeps) {
+    this.reclaimer = new Reclaimer<Batch>(
+      d.db,
+      {
+        submit: (run) => d.submit(run),
+        floorStep: (tx, streamId, key) => {
+          const state = tx.get(key);
+          // A deleted stream's rows went with it.
+          if (!state || state.id !== streamId) return { freed: 0, more: false };
+          return d.log.deleteBelow(tx, streamId, state.retained);
+        },
+        blobStep: (blobId) => d.blobs.collectStep(blobId),
+        deleteAttrs: (id) => d.attrs.delete(id),
+      },
+      d.pins,
+    );
+  }
+
+  /**
+   * What a crash left for the reclaimer: attribute rows replaced but not yet deleted, staging or
+   * unreferenced snapshot blobs, and messages below a floor. Each is found through an index, so
+   * this reads nothing of the data itself.
+   */
+  reclaimLeftovers(streams: Iterable<[string, StreamState]>): void {
+    this.d.attrs.deleteReplaced();
+    for (const id of this.d.blobs.collectible()) this.reclaimer.blob(id);
+    for (const [key, state] of streams) {
+      if (state.retained > 0 && this.d.log.hasRowsBelow(state.id, state.retained)) this.reclaimer.floor(state.id, key);
+    }
+  }
+
+  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
+    const { tx: streams } = this.d;
+    return this.d.submit((tx): BatchOutcome => {
+      const checked = checkAddressed(streams.live(tx, key), request.incarnation);
+      if (isProtocolError(checked)) return checked;
+      let state = checked;
+      const clock = this.d.producerClock();
+      const acks: FrameAck[] = [];
+      const appended: Uint8Array[] = [];
+      const start = state.tail;
+      // Each frame is its own append, decided against the stream as the frames before it left it
+      // (the incarnation was checked once, above, for the whole batch).
+      for (const messages of request.frames) {
+        const decision = decideAppend(state, { contentType: request.contentType, messages, close: false, streamSeq: null, producer: null, incarnation: null }, clock);
+        if (decision.kind === "accepted") {
+          state = streams.append(tx, key, state, decision.effect);
+          for (const m of messages) appended.push(m);
+        }
+        acks.push(frameAck(decision, state.tail, state.closed));
+      }
+      // One change for the whole batch: the frames that were accepted are contiguous.
+      if (appended.length > 0) tx.changes.push({ kind: "appended", state, start, messages: appended });
+      return { kind: "batch", state, acks };
+    });
+  }
+
+  attrs(state: StreamState): string | null {
+    return this.d.attrs.read(state.attrsId);
+  }
+
+  putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
+    const { tx: streams } = this.d;
+    return this.d.submit((tx): AttrsOutcome => {
+      const decision = decideAttrsPut(streams.live(tx, key), incarnation, attrs, (s) => streams.attrsOf(s));
+      if (decision.kind !== "replace") return decision;
+      return { kind: "replaced", state: streams.setAttrs(tx, decision.state, decision.attrs) };
+    });
+  }
+
+  stageSnapshot(): SnapshotUpload {
+    return this.d.blobs.stage();
+  }
+
+  publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
+    const { tx: streams } = this.d;
+    const staged = (upload as SnapshotStaging).end();
+    return this.d.submit((tx): PublishOutcome => {
+      const state = streams.live(tx, key);
+      const decision = decidePublish(state, request, digest, (offset) => streams.isBoundary(tx, state!, offset));
+      if (decision.kind !== "publish") {
+        streams.dropStaged(tx, staged.blobId);
+        return decision;
+      }
+      const meta = { offset: decision.offset, contentType: request.contentType, digest };
+      const next = streams.publishSnapshot(tx, decision.state, staged, meta, mentionsBoundary);
+      return { kind: "published", state: next, snapshot: next.snapshot! };
+    });
+  }
+
+  discardSnapshot(upload: SnapshotUpload): Promise<void> {
+    const { blobId } = upload as SnapshotStaging;
+    return this.d.submit((tx) => this.d.tx.dropStaged(tx, blobId));
+  }
+
+  openSnapshot(meta: SnapshotMeta): SnapshotReader {
+    const { blobs, pins } = this.d;
+    pins.pin(meta.blobId);
+    let held = true;
+    return {
+      chunks: blobs.chunkCount(meta),
+      chunk: (index) => blobs.chunk(meta.blobId, index),
+      mentionsBoundary: blobs.mentionsBoundary(meta.blobId),
+      release() {
+        if (!held) return;
+        held = false;
+        pins.unpin(meta.blobId);
+      },
+    };
+  }
+
+  advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
+    const { tx: streams } = this.d;
+    return this.d.submit((tx): RetentionOutcome => {
+      const state = streams.live(tx, key);
+      const decision = decideRetention(state, target, incarnation, (offset) => streams.isBoundary(tx, state!, offset));
+      if (decision.kind !== "advance") return decision;
+      return { kind: "advanced", state: streams.setFloor(tx, key, decision.state, decision.floor) };
+    });
+  }
+
+  /** After the reclaimer has stopped and the writes have drained. */
+  close(): void {
+    if (this.d.reader !== this.d.db) this.d.reader.close();
+  }
+}

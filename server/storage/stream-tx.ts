@@ -1,0 +1,227 @@
+// What a write does to a stream inside its transaction: create, append, delete, and the resource
+// changes (attributes, snapshot, floor). Every change lands in the Batch overlay and in SQL
+// together; what it orphans (replaced attributes, a blob nothing refers to, rows below a new
+// floor) is handed to the reclaimer only once the transaction is durable (Batch.onDurable).
+
+import { applyAppend, producerAfter, type AppendEffect } from "../protocol/append";
+import { isJsonType } from "../protocol/content-type";
+import type { CreatePlan } from "../protocol/create";
+import { nextIncarnation } from "../protocol/incarnation";
+import { isExpired } from "../protocol/lifetime";
+import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
+import type { AttrsTable } from "./attrs-table";
+import type { Batch } from "./batch";
+import type { MessageLog } from "./message-log";
+import type { Reclaimer } from "./reclaimer";
+import type { Statements } from "./rows";
+import type { SnapshotBlobs, StagedSnapshot } from "./snapshot-blobs";
+
+export interface StreamTxDeps {
+  st: Statements;
+  log: MessageLog;
+  attrs: AttrsTable;
+  blobs: SnapshotBlobs;
+  reclaimer: () => Reclaimer<Batch>;
+  now: () => number;
+  /** A deleted stream's id, so its TTL-touch bookkeeping goes with it. */
+  forget: (streamId: number) => void;
+}
+
+export class StreamTx {
+  private lastIncarnation: number;
+
+  constructor(private readonly d: StreamTxDeps) {
+    this.lastIncarnation = Number(d.st.getMeta.get("last_incarnation")?.value ?? 0);
+  }
+
+  /** The stream's state in this transaction, reclaiming it first if it has expired. */
+  live(tx: Batch, key: string): StreamState | undefined {
+    const state = tx.get(key);
+    if (!state || state.softDeleted || !isExpired(state, this.d.now())) return state;
+    if (state.forkRefs > 0) this.softDelete(tx, state);
+    else this.hardDelete(tx, state);
+    return state.forkRefs > 0 ? tx.get(key) : undefined;
+  }
+
+  /** The stored attributes of a state this transaction sees (its own changes included). */
+  attrsOf(state: StreamState): string | null {
+    return this.d.attrs.read(state.attrsId);
+  }
+
+  /**
+   * Whether `offset` is where a committed message of the stream starts, or its tail: messages
+   * appended earlier in this same transaction count, as they commit with the decision.
+   */
+  isBoundary(tx: Batch, state: StreamState, offset: number): boolean {
+    if (offset === state.tail) return true;
+    for (const entry of tx.log.entries) if (entry.streamId === state.id && entry.start === offset) return true;
+    return this.d.log.isMessageStart(state.id, offset);
+  }
+
+  create(tx: Batch, key: string, plan: CreatePlan): StreamState {
+    const now = this.d.now();
+    this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
+    const incarnation = String(this.lastIncarnation);
+    this.d.st.setMeta.run("last_incarnation", incarnation);
+    this.d.st.insertBucket.run(plan.bucket, now);
+    const fork = plan.fork;
+    let state: StreamState = {
+      id: 0,
+      bucket: plan.bucket,
+      name: plan.name,
+      incarnation,
+      contentType: plan.contentType,
+      tail: 0,
+      messageCount: 0,
+      closed: false,
+      closedBy: null,
+      lastSeq: plan.streamSeq,
+      ttlSeconds: plan.lifetime.ttlSeconds,
+      expiresAtMs: plan.lifetime.expiresAtMs,
+      touchedAtMs: now,
+      createdAtMs: now,
+      lastWriteAtMs: null,
+      fork: fork && { sourceKey: fork.sourceKey, sourceId: fork.sourceId, offset: fork.offset, subOffset: fork.subOffset },
+      softDeleted: false,
+      forkRefs: 0,
+      attrsId: null,
+      retained: fork?.retained ?? 0,
+      snapshot: fork?.snapshot ?? null,
+      producers: new Map(),
+    };
+    state = { ...state, id: this.d.st.insert(state) };
+    if (plan.attrs !== null) state = { ...state, attrsId: this.d.attrs.insert(state.id, plan.attrs) };
+    if (fork) {
+      // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
+      // source later (appends, retention, deletion) can reach it. Its snapshot blob is shared.
+      const source = tx.get(fork.sourceKey)!;
+      const below = this.d.log.copyForFork(tx, state.id, source, fork.retained, fork.offset, fork.subBytes, isJsonType(state.contentType));
+      state = { ...state, tail: fork.offset + fork.subBytes, messageCount: below + fork.subMessages };
+      if (fork.snapshot) this.d.blobs.reference(fork.snapshot.blobId, 1);
+      tx.put({ ...source, forkRefs: source.forkRefs + 1 });
+    }
+    if (plan.messages.length > 0 || plan.close || plan.producer) {
+      const bytes = plan.messages.reduce((sum, m) => sum + m.length, 0);
+      const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false };
+      state = this.append(tx, key, state, effect);
+    }
+    tx.put(state);
+    return state;
+  }
+
+  /** An accepted append: its log rows, its producer's entry and the stream's next state. */
+  append(tx: Batch, key: string, state: StreamState, effect: AppendEffect): StreamState {
+    const { st, log } = this.d;
+    const now = this.d.now();
+    const next = applyAppend(state, effect, now);
+    // A producer let go (evicted, or forgotten and starting again) must stay let go after a crash,
+    // so its row changes in this transaction. Start-up would still replay its log rows not yet
+    // folded into that row (possible only under an idle limit shorter than the deferral): fold
+    // them in first.
+    const letGo = effect.evicts ?? (effect.restartsForgotten ? effect.producer!.id : null);
+    if (letGo !== null && log.defers(tx, state.id, letGo)) log.materialize(tx);
+    if (effect.evicts !== null) {
+      tx.setProducer(next.producers, effect.evicts, undefined);
+      st.deleteProducer.run(next.id, effect.evicts);
+    }
+    const producer = effect.producer && producerAfter({ ...effect, producer: effect.producer }, now);
+    if (producer) tx.setProducer(next.producers, effect.producer!.id, producer);
+    if (effect.messages.length > 0) {
+      log.write(tx, key, next, effect, now);
+      tx.appendedBytes += effect.bytes;
+      tx.appendedMessages += effect.messages.length;
+    }
+    // Nothing in the log carries a close-only request's producer, so its row is written now. Nor
+    // may a forgotten producer's restart wait: start-up replay keeps the higher of a stored entry
+    // and a log row, and would bring back the forgotten entry.
+    if (producer && (effect.messages.length === 0 || effect.restartsForgotten)) {
+      st.upsertProducer.run(next.id, effect.producer!.id, producer.epoch, producer.lastSeq, producer.lastStart, producer.lastNext, producer.updatedAtMs);
+    }
+    // An append's stream-row changes ride on its log rows; a close is written at once.
+    if (effect.messages.length > 0 && !effect.close) tx.putDeferred(key, next);
+    else tx.put(next, true);
+    return next;
+  }
+
+  /** Replaces the attributes (null clears them); the replaced row goes once this is durable. */
+  setAttrs(tx: Batch, state: StreamState, attrs: string | null): StreamState {
+    const next = { ...state, attrsId: attrs === null ? null : this.d.attrs.insert(state.id, attrs) };
+    this.releaseAttrs(tx, state);
+    tx.put(next);
+    return next;
+  }
+
+  /** Makes a staged blob the stream's snapshot; the one it replaces is released. */
+  publishSnapshot(tx: Batch, state: StreamState, staged: StagedSnapshot, meta: Omit<SnapshotMeta, "blobId" | "size">, mentionsBoundary: boolean): StreamState {
+    const next = { ...state, snapshot: this.d.blobs.publish(staged, meta, mentionsBoundary) };
+    this.releaseSnapshot(tx, state);
+    tx.put(next);
+    return next;
+  }
+
+  /** A staged blob nothing will refer to (a refused or idempotent publish, a failed upload). */
+  dropStaged(tx: Batch, blobId: number): void {
+    this.d.blobs.drop(blobId);
+    tx.onDurable.push(() => this.d.reclaimer().blob(blobId));
+  }
+
+  /** Raises the floor; the rows below it are deleted behind it, once this is durable. */
+  setFloor(tx: Batch, key: string, state: StreamState, floor: number): StreamState {
+    const next = { ...state, retained: floor };
+    tx.put(next);
+    tx.changes.push({ kind: "retained", state: next });
+    tx.onDurable.push(() => this.d.reclaimer().floor(state.id, key));
+    return next;
+  }
+
+  delete(tx: Batch, state: StreamState): { soft: boolean } {
+    if (state.forkRefs > 0) {
+      this.softDelete(tx, state);
+      return { soft: true };
+    }
+    this.hardDelete(tx, state);
+    return { soft: false };
+  }
+
+  private softDelete(tx: Batch, state: StreamState): void {
+    this.d.log.deleteStream(tx, state.id);
+    this.d.st.deleteProducers.run(state.id);
+    this.releaseAttrs(tx, state);
+    this.releaseSnapshot(tx, state);
+    tx.put({ ...state, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null });
+    tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
+  }
+
+  private hardDelete(tx: Batch, state: StreamState): void {
+    const key = streamKey(state.bucket, state.name);
+    this.d.log.deleteStream(tx, state.id);
+    this.d.st.deleteProducers.run(state.id);
+    this.d.st.deleteStreamRow.run(state.id);
+    this.releaseAttrs(tx, state);
+    this.releaseSnapshot(tx, state);
+    this.d.forget(state.id);
+    tx.remove(key);
+    tx.changes.push({ kind: "gone", id: state.id, key });
+    if (!state.fork) return;
+    const source = tx.get(state.fork.sourceKey);
+    if (!source || source.id !== state.fork.sourceId) return;
+    const released = { ...source, forkRefs: source.forkRefs - 1 };
+    // The last fork of a soft-deleted source takes the source with it, up the chain.
+    if (released.softDeleted && released.forkRefs === 0) this.hardDelete(tx, released);
+    else tx.put(released);
+  }
+
+  private releaseAttrs(tx: Batch, state: StreamState): void {
+    const id = state.attrsId;
+    if (id === null) return;
+    this.d.attrs.replaced(id);
+    tx.onDurable.push(() => this.d.reclaimer().attrs(id));
+  }
+
+  /** One stream fewer refers to the state's snapshot blob; the last one lets it be collected. */
+  private releaseSnapshot(tx: Batch, state: StreamState): void {
+    const blobId = state.snapshot?.blobId;
+    if (blobId === undefined) return;
+    if (this.d.blobs.reference(blobId, -1) <= 0) tx.onDurable.push(() => this.d.reclaimer().blob(blobId));
+  }
+}
