@@ -16,6 +16,8 @@ export interface CheckpointerMessage {
   level: "warn" | "info";
   message: string;
   error?: string;
+  /** SQLite's code for the error: SQLITE_FULL makes the store full (full-disk.ts). */
+  code?: string;
 }
 
 const report = (m: CheckpointerMessage) => self.postMessage(m);
@@ -34,7 +36,7 @@ self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
       if (failing) report({ level: "info", message: "background checkpoints work again" });
       failing = false;
     } catch (error) {
-      if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message });
+      if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message, code: (error as { code?: string }).code });
       failing = true;
     }
   }, event.data.intervalMs);

@@ -47,7 +47,11 @@ export interface FullDiskDeps {
   log: StoreLog;
   freelistBytes(): number;
   canVacuum: boolean;
-  /** One bounded step of giving free pages back to the file system. */
+  /**
+   * One bounded step of giving free pages back to the file system, checkpointed at once: the
+   * pages it moves go through the WAL, which must be emptied again before the next step, or on
+   * a full disk the WAL would grow into the very space being freed.
+   */
   vacuumStep(): Promise<unknown>;
   /** A write that needs as much room as an ordinary append, taken back at once. */
   probe(): Promise<unknown>;
@@ -109,7 +113,9 @@ export class FullDisk {
    */
   async attempt(): Promise<void> {
     for (let step = 0; step < MAX_STEPS; step++) {
-      const action = nextAction(this.space());
+      const space = this.space();
+      const action = nextAction(space);
+      if (step === 0 || action !== "vacuum") this.d.log("debug", `full disk: ${action}`, { step, free_bytes: space.free ?? undefined, free_pages_bytes: space.freelist, reserve_missing_bytes: space.reserveMissing });
       if (action === "wait") return;
       if (action === "fill") {
         if (!this.d.reserve.fill()) return;

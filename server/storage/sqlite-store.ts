@@ -147,7 +147,12 @@ export class SqliteStore implements Store {
       if (onDisk) {
         this.checkpointer = new Worker(options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url));
         const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
-        this.checkpointer.onmessage = (event: MessageEvent<CheckpointerMessage>) => report(event.data);
+        this.checkpointer.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
+          report(event.data);
+          // A checkpoint that cannot grow the database file while writes still fit in the WAL's
+          // old space would let the WAL fill with pages that need room the disk lacks: full now.
+          if (event.data.code === "SQLITE_FULL") this.health.becomeFull();
+        };
         this.checkpointer.postMessage({ path: options.path, intervalMs: 100 } satisfies CheckpointerStart);
       }
       this.st = new Statements(this.db);
@@ -234,7 +239,11 @@ export class SqliteStore implements Store {
       log,
       freelistBytes: () => this.db.query<{ n: number }, []>("SELECT freelist_count * page_size AS n FROM pragma_freelist_count(), pragma_page_size()").get()!.n,
       canVacuum: this.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()!.auto_vacuum === 2,
-      vacuumStep: () => this.writes.submit(() => this.db.query(`PRAGMA incremental_vacuum(${VACUUM_STEP_PAGES})`).all()),
+      vacuumStep: async () => {
+        await this.writes.submit(() => this.db.query(`PRAGMA incremental_vacuum(${VACUUM_STEP_PAGES})`).all());
+        // PASSIVE never waits: if the checkpoint thread is at it, that one does the work.
+        this.db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+      },
       probe: () => this.probeRow(),
     });
     fullDisk.start();
