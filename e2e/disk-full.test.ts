@@ -215,9 +215,8 @@ test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says s
   expect(() => writeFileSync(filler, Buffer.alloc(64 * MiB))).toThrow(/ENOSPC/);
 
   const second = await start(dataDir, 4);
-  // stderr and stdout are separate pipes: the log line may arrive just after the listening line.
-  for (let i = 0; i < 20 && !second.log().includes("storage is full at start"); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(second.log()).toContain("storage is full at start: writes that add data get 507 STORAGE_FULL until there is room");
+  const atStart = "storage is full at start: writes that add data get 507 STORAGE_FULL until there is room";
+  expect(await second.logged(atStart)).toContain(atStart);
   const r = await ready(second.url);
   expect(r).toEqual({ status: 503, reason: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work" });
   const [a2, b2] = ["a", "b"].map((s) => `${second.url}/e2e-full/${s}`) as [string, string];
