@@ -25,7 +25,7 @@ import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import type { IntegrityCheckResult, IntegrityCheckStart } from "./integrity-check";
 import { MessageLog } from "./message-log";
-import { openDatabase } from "./open-database";
+import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
 import { ResourceStore } from "./resource-store";
 import { rowToState, Statements, type LoadedStreamRow, type ProducerRow } from "./rows";
@@ -153,7 +153,7 @@ export class SqliteStore implements Store {
           // old space would let the WAL fill with pages that need room the disk lacks: full now.
           if (event.data.code === "SQLITE_FULL") this.health.becomeFull();
         };
-        this.checkpointer.postMessage({ path: options.path, intervalMs: 100 } satisfies CheckpointerStart);
+        this.checkpointer.postMessage({ path: options.path, intervalMs: 100, walLimitBytes: WAL_SIZE_LIMIT } satisfies CheckpointerStart);
       }
       this.st = new Statements(this.db);
       this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
