@@ -9,6 +9,7 @@
 // A database without it (made by an ursa before 0.1) keeps its free pages for later writes, but a
 // full store waits for room on the file system itself.
 
+import type { Database } from "bun:sqlite";
 import { freeBytes, headroom, type DiskReserve } from "./disk-reserve";
 import type { StoreLog } from "./store-log";
 import type { WriteHealth } from "./write-health";
@@ -156,4 +157,34 @@ export class FullDisk {
     const s = this.space();
     return { free_bytes: s.free ?? undefined, free_pages_bytes: s.freelist, reserve_bytes: this.d.reserve.held() };
   }
+}
+
+/** The store's FullDisk, on its database and writer: started at once (full-disk.ts start()). */
+export function watchSpace(o: {
+  db: Database;
+  dbPath: string;
+  reserve: DiskReserve;
+  health: WriteHealth;
+  log: StoreLog;
+  /** A write through group commit. */
+  submit: (run: () => unknown) => Promise<unknown>;
+  probe(): Promise<unknown>;
+}): FullDisk {
+  const { db } = o;
+  const fullDisk = new FullDisk({
+    dbPath: o.dbPath,
+    reserve: o.reserve,
+    health: o.health,
+    log: o.log,
+    freelistBytes: () => db.query<{ n: number }, []>("SELECT freelist_count * page_size AS n FROM pragma_freelist_count(), pragma_page_size()").get()!.n,
+    canVacuum: db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()!.auto_vacuum === 2,
+    vacuumStep: async () => {
+      await o.submit(() => db.query(`PRAGMA incremental_vacuum(${VACUUM_STEP_PAGES})`).all());
+      // PASSIVE never waits: if the checkpoint thread is at it, that one does the work.
+      db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    },
+    probe: o.probe,
+  });
+  fullDisk.start();
+  return fullDisk;
 }

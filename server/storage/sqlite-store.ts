@@ -19,11 +19,11 @@ import { Batch } from "./batch";
 import type { DatabaseLock } from "./database-lock";
 import type { CheckpointerMessage, CheckpointerStart } from "./checkpointer";
 import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
-import { FullDisk, VACUUM_STEP_PAGES } from "./full-disk";
+import { FullDisk, watchSpace } from "./full-disk";
 import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
-import type { IntegrityCheckResult, IntegrityCheckStart } from "./integrity-check";
+import { checkIntegrity } from "./integrity";
 import { MessageLog } from "./message-log";
 import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
@@ -220,57 +220,14 @@ export class SqliteStore implements Store {
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
       this.scheduleMaterialize();
-      this.fullDisk = reserve && this.watchSpace(options.path, reserve, log);
-      if (onDisk && options.integrityCheckUrl !== false) this.checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), options.path, log);
+      this.fullDisk = reserve && watchSpace({ db: this.db, dbPath: options.path, reserve, health: this.health, log, submit: (run) => this.writes.submit(run), probe: () => this.probeRow() });
+      if (onDisk && options.integrityCheckUrl !== false) this.integrityCheck = checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), options.path, this.health, log);
     } catch (error) {
       void this.checkpointer?.terminate();
       this.db.close();
       this.lock?.release();
       throw error;
     }
-  }
-
-  /** Holds the disk reserve, or starts the store full (full-disk.ts). */
-  private watchSpace(dbPath: string, reserve: DiskReserve, log: StoreLog): FullDisk {
-    const fullDisk = new FullDisk({
-      dbPath,
-      reserve,
-      health: this.health,
-      log,
-      freelistBytes: () => this.db.query<{ n: number }, []>("SELECT freelist_count * page_size AS n FROM pragma_freelist_count(), pragma_page_size()").get()!.n,
-      canVacuum: this.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()!.auto_vacuum === 2,
-      vacuumStep: async () => {
-        await this.writes.submit(() => this.db.query(`PRAGMA incremental_vacuum(${VACUUM_STEP_PAGES})`).all());
-        // PASSIVE never waits: if the checkpoint thread is at it, that one does the work.
-        this.db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-      },
-      probe: () => this.probeRow(),
-    });
-    fullDisk.start();
-    return fullDisk;
-  }
-
-  /**
-   * PRAGMA quick_check on its own thread, while the server serves. A database that fails it
-   * takes no more writes: the log says what is wrong and how to recover.
-   */
-  private checkIntegrity(url: URL, path: string, log: StoreLog): void {
-    const worker = (this.integrityCheck = new Worker(url));
-    worker.onmessage = (event: MessageEvent<IntegrityCheckResult>) => {
-      const result = event.data;
-      void worker.terminate();
-      this.integrityCheck = undefined;
-      if (result.kind === "ok") return log("debug", "database integrity check passed", { ms: result.ms });
-      if (result.kind === "failed") return log("warn", "database integrity check could not run", { error: result.error, ms: result.ms });
-      const [first, ...more] = result.problems;
-      this.health.damaged(first!);
-      log(
-        "error",
-        "the database failed its integrity check (PRAGMA quick_check): ursa serves reads but refuses every write from now on. Stop it, then restore ursa.sqlite from a backup, or salvage it with the sqlite3 shell's .recover into a new file (docs/operations.md)",
-        { problem: first, more_problems: more.length || undefined, ms: result.ms },
-      );
-    };
-    worker.postMessage({ path } satisfies IntegrityCheckStart);
   }
 
   private load(): void {
