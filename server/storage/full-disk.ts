@@ -86,7 +86,11 @@ export class FullDisk {
       const action = nextAction(this.space());
       if (action === "fill" && this.d.reserve.fill()) continue;
       if (action === "resume") break;
-      this.d.log("warn", "storage is full at start: writes that add data get 507 STORAGE_FULL until there is room; reads, deletes and retention work", this.fields());
+      this.d.log(
+        "warn",
+        "storage is full at start: writes that add data get 507 STORAGE_FULL until there is room for the disk reserve (--disk-reserve-mb) and a quarter of it besides; reads, deletes and retention work",
+        this.fields(),
+      );
       this.d.health.becomeFull();
       break;
     }
