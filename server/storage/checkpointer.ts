@@ -3,12 +3,15 @@
 // it, on its own connection. A PASSIVE checkpoint never blocks the writer or readers.
 
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 
 declare const self: Worker;
 
 export interface CheckpointerStart {
   path: string;
   intervalMs: number;
+  /** A WAL grown past this in a burst is truncated once writes pause (open-database.ts WAL_SIZE_LIMIT). */
+  walLimitBytes: number;
 }
 
 /** What the thread tells the store, which logs it. */
@@ -16,6 +19,8 @@ export interface CheckpointerMessage {
   level: "warn" | "info";
   message: string;
   error?: string;
+  /** SQLite's code for the error: SQLITE_FULL makes the store full (full-disk.ts). */
+  code?: string;
 }
 
 const report = (m: CheckpointerMessage) => self.postMessage(m);
@@ -23,18 +28,35 @@ const report = (m: CheckpointerMessage) => self.postMessage(m);
 self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
   const db = new Database(event.data.path, { strict: true });
   db.exec("PRAGMA busy_timeout = 5000");
-  const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
+  const checkpoint = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
+  const truncate = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
+  const walBytes = () => statSync(`${event.data.path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+  let lastLog = -1;
   // A failure (a busy database, a full disk) is retried at the next tick, and the writer's own
   // safety-net checkpoint keeps the WAL bounded meanwhile. It is logged when it starts and when it
   // ends, not ten times a second.
   let failing = false;
   setInterval(() => {
     try {
-      checkpoint.get();
+      const { busy, log, checkpointed } = checkpoint.get()!;
+      // SQLite reuses a WAL from its start once it is checkpointed, but never shrinks it unless the
+      // writer commits again (journal_size_limit): after a burst with nothing after it, a 1 GiB
+      // WAL stayed 1 GiB. Caught up, with no write since the last tick, it is truncated here.
+      // TRUNCATE waits for readers and holds writers off; with no busy timeout it does neither,
+      // and a busy database just means another try at the next tick.
+      if (busy === 0 && log === checkpointed && log === lastLog && walBytes() > event.data.walLimitBytes) {
+        db.exec("PRAGMA busy_timeout = 0");
+        try {
+          truncate.get();
+        } finally {
+          db.exec("PRAGMA busy_timeout = 5000");
+        }
+      }
+      lastLog = log;
       if (failing) report({ level: "info", message: "background checkpoints work again" });
       failing = false;
     } catch (error) {
-      if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message });
+      if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message, code: (error as { code?: string }).code });
       failing = true;
     }
   }, event.data.intervalMs);
