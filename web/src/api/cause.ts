@@ -120,15 +120,16 @@ function insufficientScope(ex: Exchange, access: AccessView | null): Cause {
   };
 }
 
+/** Why a token limited to `buckets` gets 404 for everything in `bucket` (docs/security.md). */
+export function concealmentText(buckets: string[], bucket: string): string {
+  return `This token can see only ${buckets.join(", ") || "no bucket"}. For anything in bucket ${bucket} the server answers 404 whether it exists or not, so that a token never learns which other buckets there are.`;
+}
+
 /** A 404 for a bucket the token cannot see: the server answers it whether or not the bucket exists. */
 function concealed(ex: Exchange, access: AccessView | null): Cause | null {
   const bucket = parsePath(ex.request.path)?.bucket;
   if (!access?.authenticated || access.buckets === null || bucket === undefined || access.buckets.includes(bucket)) return null;
-  return {
-    outcome: "not-found",
-    headline: `404, and this token cannot tell you more: it is limited to ${access.buckets.join(", ") || "no bucket"}. For anything in bucket ${bucket} the server answers 404 whether it exists or not, so that a token never learns which other buckets there are.`,
-    rules: [],
-  };
+  return { outcome: "not-found", headline: `404, and this token cannot tell you more. ${concealmentText(access.buckets, bucket)}`, rules: [] };
 }
 
 function gone(ex: Exchange): Cause {

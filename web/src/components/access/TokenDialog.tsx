@@ -21,7 +21,7 @@ export function TokenDialog() {
   };
   return (
     <Dialog open={ask !== null} title={title} onClose={() => auth.dismiss()} testId="token-dialog">
-      <form class="stack" style={{ gap: "10px" }} onSubmit={submit} aria-label="Bearer token">
+      <form class="stack" style={{ gap: "10px" }} onSubmit={submit} aria-label="Enter a token">
         {ask?.kind === "refused" ? (
           <p>
             The token this console sent was refused{ask.description ? `: ${ask.description}` : ""}. It may have expired, or belong to another server. Enter another

@@ -25,7 +25,9 @@ export function BatchAcks({ ex }: { ex: Exchange }) {
       <div class={`note ${failed ? "warn" : "ok"}`}>
         {acks.length} acks for {frames.length} frames: {acks.length - failed} appended{failed ? `, ${failed} refused on their own (the others still applied)` : ""}.
       </div>
-      <table aria-label="Acks per frame" data-testid="batch-acks">
+      {/* Focusable, so a keyboard can scroll it where a narrow panel cuts it (axe: scrollable-region-focusable). */}
+      <div class="table-scroll" tabIndex={0} role="region" aria-label="Acks, scrolling sideways when narrow">
+      <table aria-label="Acks per frame" data-testid="batch-acks" class="acks-table">
         <thead>
           <tr>
             <th>#</th>
@@ -53,9 +55,13 @@ export function BatchAcks({ ex }: { ex: Exchange }) {
           ))}
         </tbody>
       </table>
+      </div>
     </div>
   );
 }
+
+/** A bootstrap carries up to 8 MiB of messages: the first ones are shown part by part. */
+const SHOWN_PARTS = 50;
 
 export function BootstrapParts({ ex }: { ex: Exchange }) {
   if (parsePath(ex.request.path)?.sub !== "bootstrap" || ex.request.method !== "GET" || ex.response?.status !== 200) return null;
@@ -76,7 +82,7 @@ export function BootstrapParts({ ex }: { ex: Exchange }) {
           </div>
           {v.snapshot && <pre class="code part-body">{partText(v.snapshot.body)}</pre>}
         </li>
-        {v.messages.map((m, i) => (
+        {v.messages.slice(0, SHOWN_PARTS).map((m, i) => (
           <li key={i} data-part="message">
             <div class="part-head">
               <strong>Part {i + 2} · message {i + 1}</strong> <span class="mono muted">{m.contentType}</span> <span class="muted">{m.body.length.toLocaleString("en-US")} bytes</span>
@@ -85,6 +91,7 @@ export function BootstrapParts({ ex }: { ex: Exchange }) {
           </li>
         ))}
       </ol>
+      {v.messages.length > SHOWN_PARTS && <div class="muted small-line">…and {(v.messages.length - SHOWN_PARTS).toLocaleString("en-US")} more messages (the body below has them all).</div>}
       <div class="muted small-line">
         Boundary <code>{v.boundary}</code>: random, and drawn again if a payload holds it.
       </div>

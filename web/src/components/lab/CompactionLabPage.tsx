@@ -79,8 +79,8 @@ export function CompactionLabPage() {
             Stream{" "}
             <Link href={links.stream(LAB_BUCKET, decodeURIComponent(stream))} class="mono">
               {ctx.path}
-            </Link>{" "}
-            (created when the first step runs)
+            </Link>
+            {lab.records.value.length === 0 && " (created when the first step runs)"}
           </div>
           <ScriptedLabView
             lab={lab}

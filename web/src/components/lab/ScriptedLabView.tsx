@@ -32,7 +32,7 @@ function Done({ r }: { r: StepRecord }) {
         <strong>{r.title}</strong>
         {r.explain && <div class="explain">{r.explain}</div>}
         <div class="result stack" style={{ gap: "4px" }}>
-          {r.exchanges.slice(0, 1).map((ex) => (
+          {r.exchanges.slice(-1).map((ex) => (
             <div key={ex.id} class="row" style={{ gap: "6px" }}>
               <span class="mono">
                 {ex.request.method} {ex.request.path}

@@ -128,7 +128,6 @@ export function ActionDialogs({ t, open, onClose, onDeleted }: { t: ActionTarget
           onDone={(ex) => ex.response?.status === 204 && onDeleted?.()}
         />
       </Dialog>
-      <ResourceDialogs t={t} open={open} onClose={onClose} />
     </>
   );
 }

@@ -4,7 +4,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { fetchMetrics, fetchReadiness, introspection, type Readiness as ReadinessResult, type ServerInfo } from "../../api/introspection";
-import { METRIC } from "../../api/metrics";
+import { METRIC, total } from "../../api/metrics";
 import { formatBytes } from "../../api/offsets";
 import { Resource } from "../../state/resource";
 import { MetricsModel, type Latency } from "../../state/serverMetrics";
@@ -100,7 +100,7 @@ function Metrics({ model, sync }: { model: MetricsModel; sync: string | undefine
               <tr key={f.name}>
                 <td class="mono">{f.name}</td>
                 <td>{f.type}</td>
-                <td class="num mono right">{f.type === "histogram" || f.type === "summary" ? `${f.samples.length} samples` : f.samples.reduce((s, x) => s + x.value, 0).toLocaleString("en-US")}</td>
+                <td class="num mono right">{f.type === "histogram" || f.type === "summary" ? `${total(f, `${f.name}_count`).toLocaleString("en-US")} observed` : total(f).toLocaleString("en-US")}</td>
                 <td class="muted">{f.help}</td>
               </tr>
             ))}

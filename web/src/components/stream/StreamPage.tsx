@@ -21,6 +21,7 @@ import { Panel } from "../common/Panel";
 import { ResourceDialogs, StreamActions, type ActionTarget } from "../operate/StreamActions";
 import { CompactionPanel } from "./CompactionPanel";
 import { AttrsPanel } from "./AttrsPanel";
+import { ConcealedNote } from "../access/Concealed";
 import { StreamFacts } from "./StreamFacts";
 import { OffsetBar, type ForkMark } from "./OffsetBar";
 import { Sparkline } from "./Sparkline";
@@ -84,6 +85,7 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
               Back to {bucket}
             </button>
           )}
+          {err.status === 404 && <ConcealedNote bucket={bucket} />}
         </div>
       )}
       {recreated && (
@@ -146,8 +148,10 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
     const t = setInterval(() => document.visibilityState === "visible" && void forks.reload(), 5000);
     return () => clearInterval(t);
   }, [forks]);
-  // The viewer follows the tail when it shows the end and the stream grew.
+  // The viewer follows the tail when it shows the end and the stream grew, and lets go of what
+  // retention trimmed.
   useEffect(() => void w.refreshEnd(), [d.tail_offset]);
+  useEffect(() => void w.dropBelow(offsetPosition(d.retained_offset) ?? 0), [d.retained_offset]);
   const tab = query.get("tab") === "tail" ? "tail" : "messages";
   const rows = w.rows.value;
   const win = rows.length ? { from: rows[0]!.offset, to: rows[rows.length - 1]!.offset + rows[rows.length - 1]!.size } : undefined;
