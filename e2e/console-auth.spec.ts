@@ -84,7 +84,25 @@ test("asks for a token, then works; the token stays in this tab and out of the t
   await expect(append.getByTestId("action-result")).toHaveAttribute("data-status", "204");
   await page.keyboard.press("Escape");
   await expect(page.locator("#panel-tail")).toContainText('"n": 3');
-  expect(await (await admin("/demo/orders?offset=-1")).json()).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  // The tail's "Copy as EventSource" is the browser's own reader: the token goes in access_token.
+  await page.getByRole("button", { name: "Copy as EventSource" }).click();
+  const es = await page.evaluate(() => navigator.clipboard.readText());
+  expect(es).toContain("&access_token=${encodeURIComponent(URSA_TOKEN)}");
+  expect(es).not.toContain(ADMIN);
+  // The console's CSP allows no eval: the snippet's URL is filled in as the snippet would fill it.
+  const template = /new EventSource\(`([^`]+)`\)/.exec(es)![1]!;
+  const url = template.replace("${encodeURIComponent(URSA_TOKEN)}", encodeURIComponent(ADMIN));
+  await page.evaluate((u) => {
+    const w = window as unknown as { got: string[]; es: EventSource };
+    w.got = [];
+    w.es = new EventSource(u);
+    w.es.addEventListener("data", (e) => w.got.push((e as MessageEvent<string>).data));
+  }, url);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { es: EventSource }).es.readyState)).toBe(1);
+  expect((await admin("/demo/orders", { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"n":"es"}' })).status).toBe(204);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { got: string[] }).got.join(""))).toContain('"es"');
+  await page.evaluate(() => (window as unknown as { es: EventSource }).es.close());
+  expect(await (await admin("/demo/orders?offset=-1")).json()).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: "es" }]);
 
   // The timeline keeps the exchange without the token; its curl names $URSA_TOKEN and works.
   await page.goto(`${ursa.url}/ui/timeline`);
@@ -178,4 +196,25 @@ test("a token limited to one bucket sees only that bucket; the others are a 404 
   await expect(page.getByTestId("metrics-refused")).toHaveAttribute("data-status", "403");
   await shot(page, screenshotPath("console-auth-bucket-limited-server-1280"));
   expect(await axeViolations(page)).toEqual([]);
+});
+
+test("with --public-read the console reads without asking, and says writes need a token", async ({ page }) => {
+  const open = await startUrsa({ args: ["--token-file", join(dir, "tokens.txt"), "--public-read"] });
+  try {
+    const auth = { Authorization: `Bearer ${ADMIN}`, "Content-Type": "application/json" };
+    expect((await fetch(`${open.url}/demo/orders`, { method: "PUT", headers: auth })).status).toBe(201);
+    expect((await fetch(`${open.url}/demo/orders`, { method: "POST", headers: auth, body: '[{"n":1}]' })).status).toBe(204);
+    await page.goto(`${open.url}/ui/s/demo/orders`);
+    await expect(page.getByRole("list", { name: "Messages" }).locator("li")).toHaveCount(1);
+    await expect(page.getByTestId("access-token")).toHaveText("none: public reads");
+    await expect(page.getByRole("button", { name: "Append…" })).toBeDisabled();
+    await expect(page.locator(".page-head [data-testid=need-note]")).toContainText("needs a token with the write scope: this console has none");
+    // Metrics are server-wide: refused, and explained, without a prompt on every visit.
+    await page.goto(`${open.url}/ui/server`);
+    await expect(page.getByTestId("metrics-refused")).toHaveAttribute("data-status", "401");
+    await expect(page.getByTestId("token-dialog")).toBeHidden();
+  } finally {
+    await open.stop();
+    open.cleanup();
+  }
 });

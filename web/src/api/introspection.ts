@@ -29,12 +29,16 @@ export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; 
 
 export const API_BASE = "/__ursula/api";
 
-/** A GET of the console's own API, with its bearer token; a 401 challenge goes to its owner. */
-async function authorizedGet(path: string, signal?: AbortSignal): Promise<Response> {
+/**
+ * A GET of the console's own API, with its bearer token; a 401 challenge goes to its owner unless
+ * `challenge` is false (metrics: a server with public reads still keeps them for tokens, and the
+ * server page says so instead of asking for one on every visit).
+ */
+async function authorizedGet(path: string, signal?: AbortSignal, challenge = true): Promise<Response> {
   const headers = new Headers();
   addBearer(headers);
   const res = await fetch(path, { signal, cache: "no-store", headers });
-  noticeChallenge(res.status, res.headers.get("www-authenticate"), path);
+  if (challenge || parseBearerChallenge(res.headers.get("www-authenticate"))?.error === "invalid_token") noticeChallenge(res.status, res.headers.get("www-authenticate"), path);
   return res;
 }
 
@@ -116,7 +120,7 @@ export type MetricsResult = { ok: true; text: string; at: number } | { ok: false
 /** The server's Prometheus text, or why there is none (a server without /__ursula/metrics answers 404). */
 export async function fetchMetrics(signal?: AbortSignal): Promise<MetricsResult> {
   try {
-    const res = await authorizedGet("/__ursula/metrics", signal);
+    const res = await authorizedGet("/__ursula/metrics", signal, false);
     if (!res.ok) {
       const text = await res.text();
       let err: { code?: string; message?: string } | undefined;

@@ -6,7 +6,7 @@ import { boundaryOf, parseMultipart } from "./multipart";
 import { readBootstrap } from "./bootstrap";
 import { parsePath, requiredScope, streamPathOf } from "./paths";
 import { maskQueryToken, parseBearerChallenge } from "./credentials";
-import { printfBytes, shellWord, toCurl, toFetch } from "./snippets";
+import { printfBytes, shellWord, toCurl, toEventSource, toFetch } from "./snippets";
 import { sh } from "../state/testing/shell";
 import type { Exchange } from "./types";
 
@@ -128,6 +128,10 @@ describe("tokens never reach a snippet", () => {
     expect(toFetch(req, "http://h")).not.toContain("abcdef0123456789");
     expect(maskQueryToken("/a?access_token=x")).toBe("/a?access_token=$URSA_TOKEN");
     expect(shellWord("$URSA_TOKEN")).toBe('"$URSA_TOKEN"');
+  });
+  test("an EventSource carries the token in access_token, the only place it can", () => {
+    expect(toEventSource("http://h", "/demo/s", { bearer: true })).toContain("new EventSource(`http://h/demo/s?offset=now&live=sse&access_token=${encodeURIComponent(URSA_TOKEN)}`)");
+    expect(toEventSource("http://h", "/demo/s")).toContain('new EventSource("http://h/demo/s?offset=now&live=sse")');
   });
   test("Bearer challenges: error, description and scope", () => {
     expect(parseBearerChallenge('Bearer realm="ursa", error="insufficient_scope", scope="write"')).toEqual({ error: "insufficient_scope", scope: "write" });

@@ -98,3 +98,16 @@ export function toFetch(req: ProtocolRequest, origin: string, opts: SnippetOptio
   lines.push("console.log(res.status, Object.fromEntries(res.headers), await res.text());");
   return lines.join("\n");
 }
+
+/**
+ * A browser's own live reader for this stream. EventSource cannot send headers, so with a token
+ * it goes in ?access_token= (docs/security.md); the console itself reads over fetch with the header.
+ */
+export function toEventSource(origin: string, streamPath: string, opts: SnippetOptions = {}): string {
+  const url = `${origin}${streamPath}?offset=now&live=sse`;
+  const lines = opts.bearer
+    ? ['const URSA_TOKEN = prompt("Bearer token"); // EventSource cannot send headers: the token goes in the URL', `const es = new EventSource(\`${url}&access_token=\${encodeURIComponent(URSA_TOKEN)}\`);`]
+    : [`const es = new EventSource(${JSON.stringify(url)});`];
+  lines.push('es.addEventListener("data", (e) => console.log("data", e.data));', 'es.addEventListener("control", (e) => console.log("control", JSON.parse(e.data)));');
+  return lines.join("\n");
+}

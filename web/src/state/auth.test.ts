@@ -57,6 +57,18 @@ describe("the token", () => {
     await again.refresh();
     expect(again.ask.value).toEqual({ kind: "refused", description: "unknown token" });
   });
+  test("a token the server stops taking is dropped; after \"Not now\" a poll's 401 asks no more", async () => {
+    const storage = memoryStorage();
+    const auth = new AuthModel({ storage, whoami: server() });
+    await auth.submit("reader-token-0123456789");
+    auth.challenged({ error: "invalid_token", description: "revoked" }, "/demo/s");
+    expect([auth.token.value, storage.m.size, auth.ask.value]).toEqual([null, 0, { kind: "refused", description: "revoked" }]);
+    auth.dismiss();
+    auth.challenged({}, "/demo/s");
+    expect(auth.ask.value).toBeNull();
+    auth.prompt();
+    expect(auth.ask.value).toEqual({ kind: "needed" });
+  });
   test("what a write would need, from whoami's scopes and buckets", async () => {
     const auth = new AuthModel({ storage: memoryStorage(), whoami: server() });
     expect(auth.need("admin", "demo")).toBeNull(); // nothing known yet: the server decides

@@ -35,6 +35,8 @@ export class AuthModel {
   readonly ask = signal<Ask | null>(null);
   /** Bumped whenever the token changes: whatever was read with the old one is read again. */
   readonly epoch = signal(0);
+  /** "Not now" was chosen: polls answered 401 do not bring the prompt back every second. */
+  private quiet = false;
 
   constructor(private readonly deps: AuthDeps) {
     try {
@@ -51,14 +53,30 @@ export class AuthModel {
       if (r.ok) {
         this.who.value = r.data;
         if (r.data.auth !== "none" && !r.data.authenticated && !r.data.public_read) this.ask.value ??= { kind: "needed" };
-      } else if (r.status === 401 && this.token.value) this.ask.value = { kind: "refused", description: r.message };
+      } else if (r.status === 401 && this.token.value) this.refuse(r.message);
     });
   }
 
   /** A request was answered 401 with a Bearer challenge. */
   challenged(c: Challenge, path: string): void {
-    if (this.ask.value) return;
-    this.ask.value = c.error === "invalid_token" ? { kind: "refused", description: c.description } : { kind: "needed", path };
+    // A token the server no longer takes (revoked, expired) is dropped, not sent again and again.
+    if (c.error === "invalid_token" && this.token.value) return this.refuse(c.description);
+    if (this.ask.value || this.quiet) return;
+    this.ask.value = { kind: "needed", path };
+  }
+
+  private refuse(description: string | undefined): void {
+    this.drop();
+    this.ask.value = { kind: "refused", description };
+  }
+
+  private drop(): void {
+    try {
+      this.deps.storage?.removeItem(KEY);
+    } catch {
+      /* nothing stored */
+    }
+    this.token.value = null;
   }
 
   /** Tries a token: kept (and every page re-read) when the server accepts it; otherwise why not. */
@@ -79,23 +97,25 @@ export class AuthModel {
       this.ask.value = null;
       this.epoch.value++;
     });
+    this.quiet = false;
     return null;
   }
 
   /** Forgets the token (this tab's copy: the server never had a session to end). */
   async forget(): Promise<void> {
-    this.deps.storage?.removeItem(KEY);
     batch(() => {
-      this.token.value = null;
+      this.drop();
       this.ask.value = null;
       this.epoch.value++;
     });
+    this.quiet = false;
     await this.refresh();
   }
 
   /** Go on without a token (public reads, or just the console's own pages). */
   dismiss(): void {
     this.ask.value = null;
+    this.quiet = true;
   }
 
   /** Opens the prompt by hand (the sidebar's "Enter a token"). */

@@ -222,7 +222,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
           )}
         </div>
         <div class="body" id="panel-tail" role="tabpanel" aria-labelledby="tab-tail" hidden={tab !== "tail"}>
-          <LiveTail tail={tail} kind={kind} />
+          <LiveTail tail={tail} kind={kind} path={d.path} />
         </div>
       </section>
     </div>
