@@ -2,27 +2,13 @@
 // instead of the messages before it (offset, digest, type, size), and the actions that change
 // them. The facts carry data-field, so tests compare them with HEAD's Stream-Snapshot-* and
 // Stream-Retained-Offset headers.
-import type { ComponentChildren } from "preact";
 import type { StreamDetail } from "../../api/introspection";
 import { formatBytes, offsetPosition } from "../../api/offsets";
 import { auth } from "../../state/auth";
 import { links } from "../../state/router";
 import { Link } from "../common/Link";
 import { NeedNote } from "../access/NeedNote";
-
-function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
-  return (
-    <div class="fact">
-      <dt>{label}</dt>
-      <dd>
-        <span data-field={field} class={token ? "nowrap token" : undefined}>
-          {children}
-        </span>
-        {sub && <span class="sub">{sub}</span>}
-      </dd>
-    </div>
-  );
-}
+import { Fact } from "./StreamFacts";
 
 export function CompactionPanel({ d, onAction }: { d: StreamDetail; onAction: (kind: "snapshot" | "retention") => void }) {
   const retained = offsetPosition(d.retained_offset) ?? 0;

@@ -9,7 +9,7 @@ import { age, dateTime } from "../../format";
 import { Padded } from "../browse/StreamTable";
 
 /** `token`: an offset or token that must stay on one line. */
-function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
+export function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
   return (
     <div class="fact">
       <dt>{label}</dt>
