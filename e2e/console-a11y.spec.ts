@@ -1,7 +1,10 @@
-// Accessibility and layout on every page: an axe-core scan (0 serious or critical violations)
-// of each page in the light theme, with dialogs open too, and of four pages that use every
-// colour token (chips, notes, causes, the swimlane) in the dark one; and at 1024, 1280, 1920 and 2560 px, no page scrolls sideways, no panel leaves the window,
-// and no number marked unbreakable (offsets, Stream-Seq, the race lab's time axis) wraps.
+// Accessibility and layout on every page: an axe-core scan (0 serious or critical violations) of
+// each page in the light theme, with dialogs open too, and of the pages that use every colour
+// token (chips, notes, causes, the swimlane, the snapshot and retention panel) in the dark one;
+// and at 1024, 1280, 1920 and 2560 px, no page scrolls sideways, no panel leaves the window, and
+// no number marked unbreakable (offsets, Stream-Seq, the race lab's time axis) wraps. The
+// compaction lab, run to each verdict, is checked in console-compaction.spec.ts, where those runs
+// happen anyway.
 import { test, expect, screenshotPath } from "./fixtures.ts";
 import type { Page } from "@playwright/test";
 import { axeViolations, expectLayoutHolds, type AxeFinding } from "./console/a11y.ts";
@@ -36,8 +39,6 @@ interface Visit {
   part?: string;
   /** Scanned with a dialog open over it instead (see "… with a 409"); checked for layout only. */
   layoutOnly?: boolean;
-  /** Scanned in the dark theme only: its parts are scanned in the light one on another page. */
-  darkOnly?: boolean;
   /** Bring the page to the state worth scanning (a lab run, a dialog open…). */
   ready?: (page: Page) => Promise<void>;
 }
@@ -186,24 +187,6 @@ function visits(bucket: string, path: string): Visit[] {
       },
     },
     {
-      name: "compaction lab, run",
-      url: "/ui/lab/compaction",
-      ready: async (p) => {
-        await p.getByRole("button", { name: "Run all" }).click();
-        await expect(p.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 20_000 });
-      },
-    },
-    {
-      name: "compaction lab, pitfall run",
-      url: "/ui/lab/compaction",
-      darkOnly: true,
-      ready: async (p) => {
-        await p.getByLabel(/Leave the event count out/).check();
-        await p.getByRole("button", { name: "Run all" }).click();
-        await expect(p.getByTestId("verdict")).toHaveAttribute("data-ok", "false", { timeout: 20_000 });
-      },
-    },
-    {
       name: "incarnation lab, run",
       url: "/ui/lab/incarnation",
       ready: async (p) => {
@@ -227,13 +210,13 @@ test("axe: no serious or critical violation on any page, light and dark", async 
     if (violations.length) found.push({ page: name, violations });
     scanned.push(name);
   };
-  for (const v of visits(bucket, path).filter((x) => !x.layoutOnly && !x.darkOnly)) {
+  for (const v of visits(bucket, path).filter((x) => !x.layoutOnly)) {
     await page.goto(v.url);
     await v.ready?.(page);
     await scan(`${v.name} (light)`, v.part);
   }
   await page.emulateMedia({ colorScheme: "dark" });
-  for (const v of visits(bucket, path).filter((x) => ["start", "stream, append dialog with a 409", "composer with a 409", "race lab, four writers run", "stream, compacted", "compaction lab, pitfall run"].includes(x.name))) {
+  for (const v of visits(bucket, path).filter((x) => ["start", "stream, append dialog with a 409", "composer with a 409", "race lab, four writers run", "stream, compacted"].includes(x.name))) {
     await page.goto(v.url);
     await v.ready?.(page);
     await scan(`${v.name} (dark)`, v.part);
@@ -245,7 +228,7 @@ test("axe: no serious or critical violation on any page, light and dark", async 
 test("no layout breaks from 1024 to 2560 px", async ({ page, request }) => {
   test.setTimeout(200_000);
   const { bucket, path } = await seed(request);
-  const pages = visits(bucket, path).filter((v) => ["start", "bucket, row menu and create dialog", "stream", "stream, compacted", "composer with a 409", "composer, an append-batch", "race lab, four writers run", "outbox lab, run", "compaction lab, run", "server"].includes(v.name));
+  const pages = visits(bucket, path).filter((v) => ["start", "bucket, row menu and create dialog", "stream", "stream, compacted", "composer with a 409", "composer, an append-batch", "race lab, four writers run", "outbox lab, run", "server"].includes(v.name));
   for (const v of pages) {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(v.url);

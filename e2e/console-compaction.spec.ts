@@ -5,6 +5,7 @@
 import { test, expect, screenshotPath } from "./fixtures.ts";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { shot } from "./console/helpers.ts";
+import { axeViolations, expectLayoutHolds } from "./console/a11y.ts";
 import { parseMultipart } from "./recipes/bootstrap.ts";
 
 async function streamOf(page: Page): Promise<string> {
@@ -55,7 +56,13 @@ test("compaction lab: count kept in the snapshot, retention, a writer counts on,
   expect(detail.last_stream_seq).toBe("00000000000000000005");
   await expect(page.locator("li.script-step.done").nth(7)).toContainText("Accepted with Stream-Seq 00000000000000000005");
   await expect(page.locator("li.script-step.done").nth(9)).toContainText("sum 21, 6 events");
+  // The page run to its verdict, as console-a11y.spec.ts checks every other page.
+  expect(await axeViolations(page)).toEqual([]);
   await shot(page, screenshotPath("console-compaction-lab-1280"));
+  for (const width of [1024, 1280, 1920, 2560]) {
+    await page.setViewportSize({ width, height: 1000 });
+    await expectLayoutHolds(page, `compaction lab at ${width} px`);
+  }
   await page.setViewportSize({ width: 1920, height: 1000 });
   await shot(page, screenshotPath("console-compaction-lab-1920"));
 });
@@ -85,4 +92,7 @@ test("compaction lab pitfall: a snapshot without the count leaves the next write
   expect(detail.last_stream_seq).toBe("00000000000000000003");
   expect(detail.message_count).toBe(5);
   await shot(page, screenshotPath("console-compaction-pitfall-1280"));
+  // The FAIL verdict and the refusals in the dark theme too.
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await axeViolations(page)).toEqual([]);
 });

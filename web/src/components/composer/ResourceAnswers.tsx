@@ -77,15 +77,22 @@ export function BootstrapParts({ ex }: { ex: Exchange }) {
       <ol class="parts" aria-label="Bootstrap parts">
         <li data-part="snapshot">
           <div class="part-head">
-            <strong>Part 1 · snapshot</strong> <span class="mono muted">{v.snapshot ? v.snapshot.contentType : "application/octet-stream, empty"}</span>{" "}
-            <span class="muted">{(v.snapshot?.body.length ?? 0).toLocaleString("en-US")} bytes</span>
+            <strong>Part 1 · snapshot</strong>
+            <span class="muted">
+              <span class="mono">{v.snapshot ? v.snapshot.contentType : "application/octet-stream"}</span> · {(v.snapshot?.body.length ?? 0).toLocaleString("en-US")} bytes
+            </span>
           </div>
-          {v.snapshot && <pre class="code part-body">{partText(v.snapshot.body)}</pre>}
+          {v.snapshot ? <pre class="code part-body">{partText(v.snapshot.body)}</pre> : <span class="muted small-line part-none">empty: no snapshot, so the messages start at the floor</span>}
         </li>
         {v.messages.slice(0, SHOWN_PARTS).map((m, i) => (
           <li key={i} data-part="message">
             <div class="part-head">
-              <strong>Part {i + 2} · message {i + 1}</strong> <span class="mono muted">{m.contentType}</span> <span class="muted">{m.body.length.toLocaleString("en-US")} bytes</span>
+              <strong>
+                Part {i + 2} · message {i + 1}
+              </strong>
+              <span class="muted">
+                <span class="mono">{m.contentType}</span> · {m.body.length.toLocaleString("en-US")} bytes
+              </span>
             </div>
             <pre class="code part-body">{partText(m.body)}</pre>
           </li>
