@@ -50,6 +50,7 @@ export const SERVER_KINDS = {
     available: () => existsSync(ursaPath),
     cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
+    durable: true,
   },
   "ursa-normal": {
     label: "ursa (sync normal)",
@@ -78,6 +79,7 @@ export const SERVER_KINDS = {
       ],
     ],
     needsDir: true,
+    durable: true,
   },
   "ref-mem": {
     label: "reference (memory)",
@@ -90,6 +92,16 @@ export const SERVER_KINDS = {
     available: () => true,
     cmd: (dir) => [NODE, [join(HERE, "ref-server.mjs"), "--data", dir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
+    waitsOnDisk: true,
+  },
+  // No server: the append workload runs fsync-ceiling.mjs in this kind's fresh directory (in the
+  // same temporary directory as ursa's data), one record and one fdatasync at a time.
+  "fsync-ceiling": {
+    label: "fdatasync ceiling (plain file)",
+    available: () => true,
+    cmd: null,
+    needsDir: true,
+    waitsOnDisk: true,
   },
   ceiling: {
     label: "Bun.serve ceiling",
@@ -111,6 +123,23 @@ export function killAllServers() {
   live.clear();
 }
 
+/** A kind the workload runs itself (the fdatasync ceiling): only its directory to clean up. */
+function processless(kind, def, dataDir) {
+  return {
+    kind,
+    label: def.label,
+    url: null,
+    pid: null,
+    dataDir,
+    log: () => "",
+    alive: () => true,
+    exitInfo: () => null,
+    async stop() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * @returns {Promise<{kind:string,label:string,url:string,pid:number,dataDir:string|null,
  *   log:()=>string, cpuSeconds:()=>number, rssKiB:()=>number, alive:()=>boolean, stop:()=>Promise<void>}>}
@@ -119,6 +148,7 @@ export async function startServer(kind) {
   const def = SERVER_KINDS[kind];
   if (!def) throw new Error(`unknown server kind ${kind}`);
   const dataDir = def.needsDir ? mkdtempSync(join(tmpdir(), `ursa-bench-${kind}-`)) : null;
+  if (def.cmd === null) return processless(kind, def, dataDir);
   const [cmd, args] = def.cmd(dataDir);
   const child = spawn(cmd, args, { cwd: dataDir ?? tmpdir(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let log = "";
