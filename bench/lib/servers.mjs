@@ -10,6 +10,9 @@ import { cpuSeconds, rssKiB } from "./proc.mjs";
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const URSA_BINARY = resolve(ROOT, process.env.URSA_BINARY ?? "dist/ursa");
 let ursaPath = URSA_BINARY;
+/** A second ursa binary for A/B runs in one interleaved run (`ursa-b`); copied aside as the first is. */
+const URSA_BINARY_B = process.env.URSA_BINARY_B ? resolve(ROOT, process.env.URSA_BINARY_B) : null;
+let ursaPathB = URSA_BINARY_B;
 
 /**
  * Copy the ursa binary aside for the whole run, so a rebuild of dist/ursa in the middle of a
@@ -21,6 +24,10 @@ export function snapshotUrsa() {
   const dir = mkdtempSync(join(tmpdir(), "ursa-bench-bin-"));
   const copy = join(dir, "ursa");
   copyFileSync(URSA_BINARY, copy);
+  if (URSA_BINARY_B && existsSync(URSA_BINARY_B)) {
+    ursaPathB = join(dir, "ursa-b");
+    copyFileSync(URSA_BINARY_B, ursaPathB);
+  }
   const st = statSync(URSA_BINARY);
   const sha256 = createHash("sha256").update(readFileSync(copy)).digest("hex").slice(0, 16);
   ursaPath = copy;
@@ -28,6 +35,7 @@ export function snapshotUrsa() {
     info: { path: URSA_BINARY, bytes: st.size, mtime: st.mtime.toISOString(), sha256 },
     cleanup() {
       ursaPath = URSA_BINARY;
+      ursaPathB = URSA_BINARY_B;
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -49,6 +57,14 @@ export const SERVER_KINDS = {
     label: "ursa (sync full)",
     available: () => existsSync(ursaPath),
     cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+    durable: true,
+  },
+  // The same flags on $URSA_BINARY_B (an older build, say): A/B ratios from one interleaved run.
+  "ursa-b": {
+    label: "ursa B (sync full)",
+    available: () => ursaPathB !== null && existsSync(ursaPathB),
+    cmd: (dir) => [ursaPathB, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
     durable: true,
   },
