@@ -17,8 +17,9 @@ import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/stat
 import { AttrsTable } from "./attrs-table";
 import { Batch } from "./batch";
 import { lockDatabase, type DatabaseLock } from "./database-lock";
-import type { CheckpointerMessage, CheckpointerStart } from "./checkpointer";
-import { GroupCommit, type CommitObserver } from "./group-commit";
+import type { CheckpointerMessage } from "./checkpointer";
+import { Checkpoints } from "./checkpoints";
+import { GroupCommit, type CommitObserver, type Sync } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import { MessageLog } from "./message-log";
@@ -61,6 +62,8 @@ export interface SqliteStoreOptions {
    * the entry module (main.ts), the only location the bundle keeps.
    */
   checkpointerUrl?: URL;
+  /** How often the checkpoint thread copies the WAL into the database file (checkpoints.ts). */
+  checkpointEveryMs?: number;
   /** How often deferred index and summary rows are written (message-log.ts). */
   materializeEveryMs?: number;
   /** How many bytes of the newest messages reads may find in memory (recent-messages.ts). */
@@ -98,7 +101,8 @@ export class SqliteStore implements Store {
   /** Streams in the cache that are not soft-deleted sources, kept as the cache changes. */
   private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
-  private checkpointer: Worker | undefined;
+  private readonly checkpoints: Checkpoints | undefined;
+  private readonly sync: Sync | undefined;
   /** Held for the store's whole life; dropping the reference would let GC release the lock. */
   private readonly lock: DatabaseLock | undefined;
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -138,10 +142,9 @@ export class SqliteStore implements Store {
       // Checkpoints run on their own thread (checkpointer.ts); this connection checkpoints only as
       // a safety net, should that thread fall 64 MiB behind.
       this.db.exec("PRAGMA wal_autocheckpoint = 16384");
-      this.checkpointer = new Worker(options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url));
       const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
-      this.checkpointer.onmessage = (event: MessageEvent<CheckpointerMessage>) => report(event.data);
-      this.checkpointer.postMessage({ path: options.path, intervalMs: 100 } satisfies CheckpointerStart);
+      const url = options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url);
+      this.checkpoints = new Checkpoints(url, options.path, (until) => this.writes.hold(until), report, options.checkpointEveryMs);
     }
     this.migrate();
     this.st = new Statements(this.db);
@@ -163,6 +166,7 @@ export class SqliteStore implements Store {
     });
     this.load();
     this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now });
+    this.sync = onDisk && options.sync === "full" ? walSync(options.path) : undefined;
     this.writes = new GroupCommit<Batch>({
       begin: this.st.begin,
       commit: this.st.commit,
@@ -185,10 +189,11 @@ export class SqliteStore implements Store {
         if (batch.clientWrite) this.health.succeeded();
         for (const [key, state] of batch.overlay) this.pending.set(key, state);
         this.log.committed(batch);
+        this.checkpoints?.committed();
         this.scheduleMaterialize();
       },
       durable: (batch) => this.install(batch),
-      sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
+      sync: this.sync,
       syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
       failed: (error) => this.health.failed(error),
       mayHoldLoop: (batch) => batch.small() && !busy(),
@@ -521,7 +526,8 @@ export class SqliteStore implements Store {
     this.resources.reclaimer.stop();
     await this.writes.drain();
     if (this.log.deferred) await this.writes.submit((tx) => this.log.materialize(tx));
-    await this.checkpointer?.terminate();
+    await this.sync?.close?.();
+    await this.checkpoints?.close();
     this.resources.close();
     this.db.close();
     this.lock?.release();
