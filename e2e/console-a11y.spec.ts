@@ -1,7 +1,10 @@
-// Accessibility and layout on every page: an axe-core scan (0 serious or critical violations)
-// of each page in the light theme, with dialogs open too, and of four pages that use every
-// colour token (chips, notes, causes, the swimlane) in the dark one; and at 1024, 1280, 1920 and 2560 px, no page scrolls sideways, no panel leaves the window,
-// and no number marked unbreakable (offsets, Stream-Seq, the race lab's time axis) wraps.
+// Accessibility and layout on every page: an axe-core scan (0 serious or critical violations) of
+// each page in the light theme, with dialogs open too, and of the pages that use every colour
+// token (chips, notes, causes, the swimlane, the snapshot and retention panel) in the dark one;
+// and at 1024, 1280, 1920 and 2560 px, no page scrolls sideways, no panel leaves the window, and
+// no number marked unbreakable (offsets, Stream-Seq, the race lab's time axis) wraps. The
+// compaction lab, run to each verdict, is checked in console-compaction.spec.ts, where those runs
+// happen anyway.
 import { test, expect, screenshotPath } from "./fixtures.ts";
 import type { Page } from "@playwright/test";
 import { axeViolations, expectLayoutHolds, type AxeFinding } from "./console/a11y.ts";
@@ -18,6 +21,14 @@ async function seed(request: import("@playwright/test").APIRequestContext) {
   await post(request, path, '[{"order":"p"}]', { "Producer-Id": "checkout", "Producer-Epoch": "2", "Producer-Seq": "0" });
   await put(request, `/${bucket}/orders-replay`, { "Stream-Forked-From": path });
   await put(request, `/${bucket}/closed`, { "Stream-Closed": "true" });
+  // A compacted stream: attributes, a snapshot that keeps the count, and the floor moved to it.
+  const compacted = `/${bucket}/compacted`;
+  await put(request, compacted, { "Stream-Attrs": JSON.stringify({ title: "Compacted orders", metadata: { owner: "ana" } }) });
+  await post(request, compacted, JSON.stringify(Array.from({ length: 6 }, (_, i) => ({ order: i }))));
+  const floor = (await request.head(compacted)).headers()["stream-next-offset"]!;
+  await post(request, compacted, '[{"order":6}]');
+  expect((await request.put(`${compacted}/snapshot/${floor}`, { headers: { "Content-Type": "application/json" }, data: '{"count":6,"state":{}}' })).status()).toBe(204);
+  expect((await request.put(`${compacted}/retention/${floor}`)).status()).toBe(204);
   return { bucket, path };
 }
 
@@ -41,7 +52,7 @@ function visits(bucket: string, path: string): Visit[] {
       name: "bucket, row menu and create dialog",
       url: `/ui/b/${bucket}?sort=tail`,
       ready: async (p) => {
-        await expect(p.getByRole("table", { name: "Streams" }).locator("tbody tr")).toHaveCount(3);
+        await expect(p.getByRole("table", { name: "Streams" }).locator("tbody tr")).toHaveCount(4);
         await p.locator('tr[data-stream="orders"] summary').click();
         await p.getByRole("button", { name: "Create stream" }).click();
         await p.getByTestId("create-dialog").getByRole("checkbox", { name: /Stream-Seq/ }).check();
@@ -94,6 +105,35 @@ function visits(bucket: string, path: string): Visit[] {
       },
     },
     { name: "stream, live tail", url: `/ui/s/${bucket}/orders?tab=tail`, part: "#panel-tail" },
+    {
+      name: "stream, compacted",
+      url: `/ui/s/${bucket}/compacted`,
+      ready: (p) => expect(p.locator('[data-field="snapshot_size"]')).toHaveText("22 bytes"),
+    },
+    ...(["Publish snapshot…", "Edit attributes…"] as const).map(
+      (button): Visit => ({
+        name: `stream, ${button.replace("…", "").toLowerCase()} dialog`,
+        url: `/ui/s/${bucket}/compacted`,
+        part: "dialog[open]",
+        ready: async (p) => {
+          await p.getByRole("button", { name: button }).click();
+          await expect(p.locator("dialog[open] form")).toBeVisible();
+        },
+      }),
+    ),
+    {
+      name: "stream, retention dialog",
+      url: `/ui/s/${bucket}/orders`,
+      part: "dialog[open]",
+      ready: async (p) => {
+        await p.getByRole("button", { name: "Publish snapshot…" }).click();
+        await p.getByTestId("snapshot-dialog").getByRole("button", { name: "Publish snapshot" }).click();
+        await expect(p.getByTestId("snapshot-dialog").getByTestId("action-result")).toHaveAttribute("data-status", "204");
+        await p.keyboard.press("Escape");
+        await p.getByRole("button", { name: "Advance retention…" }).click();
+        await expect(p.getByTestId("retention-drop")).toBeVisible();
+      },
+    },
     { name: "fork", url: `/ui/s/${bucket}/orders-replay`, part: "#forks", ready: (p) => expect(p.getByTestId("fork-tree")).toBeVisible() },
     {
       name: "composer with a 409",
@@ -102,6 +142,23 @@ function visits(bucket: string, path: string): Visit[] {
         await p.getByRole("checkbox", { name: /^Stream-Seq/ }).check();
         await p.getByRole("button", { name: "Send" }).click();
         await expect(p.getByTestId("response-status")).toHaveText("409");
+      },
+    },
+    {
+      name: "composer, an append-batch",
+      url: `/ui/compose?target=${encodeURIComponent(path)}&endpoint=append-batch`,
+      ready: async (p) => {
+        await p.getByRole("button", { name: "Send" }).click();
+        await expect(p.getByTestId("batch-acks").locator("tbody tr")).toHaveCount(2);
+      },
+    },
+    {
+      name: "composer, a bootstrap",
+      url: `/ui/compose?target=${encodeURIComponent(`/${bucket}/compacted`)}&endpoint=bootstrap`,
+      part: "#response",
+      ready: async (p) => {
+        await p.getByRole("button", { name: "Send" }).click();
+        await expect(p.getByTestId("bootstrap-parts")).toBeVisible();
       },
     },
     {
@@ -143,7 +200,7 @@ function visits(bucket: string, path: string): Visit[] {
 }
 
 test("axe: no serious or critical violation on any page, light and dark", async ({ page, request }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   const { bucket, path } = await seed(request);
   const scanned: string[] = [];
   // Every page is scanned before anything is asserted, so one run lists every violation.
@@ -159,7 +216,7 @@ test("axe: no serious or critical violation on any page, light and dark", async 
     await scan(`${v.name} (light)`, v.part);
   }
   await page.emulateMedia({ colorScheme: "dark" });
-  for (const v of visits(bucket, path).filter((x) => ["start", "stream, append dialog with a 409", "composer with a 409", "race lab, four writers run"].includes(x.name))) {
+  for (const v of visits(bucket, path).filter((x) => ["start", "stream, append dialog with a 409", "composer with a 409", "race lab, four writers run", "stream, compacted"].includes(x.name))) {
     await page.goto(v.url);
     await v.ready?.(page);
     await scan(`${v.name} (dark)`, v.part);
@@ -169,9 +226,9 @@ test("axe: no serious or critical violation on any page, light and dark", async 
 });
 
 test("no layout breaks from 1024 to 2560 px", async ({ page, request }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(200_000);
   const { bucket, path } = await seed(request);
-  const pages = visits(bucket, path).filter((v) => ["start", "bucket, row menu and create dialog", "stream", "composer with a 409", "race lab, four writers run", "outbox lab, run", "server"].includes(v.name));
+  const pages = visits(bucket, path).filter((v) => ["start", "bucket, row menu and create dialog", "stream", "stream, compacted", "composer with a 409", "composer, an append-batch", "race lab, four writers run", "outbox lab, run", "server"].includes(v.name));
   for (const v of pages) {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(v.url);

@@ -109,7 +109,7 @@ test("a soft open-file limit below the hard one is raised to it at start, and th
     expect(metrics).toContain("process_max_fds 1024");
     expect(readFileSync(`/proc/${raised.child.pid}/limits`, "utf8")).toMatch(/^Max open files\s+1024\s+1024\s/m);
     for (let i = 0; i < 100 && !raised.log().includes(" started "); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(raised.log()).toMatch(/ started .* max_connections=921 max_live_readers=828 fd_limit=1024\n/);
+    expect(raised.log()).toMatch(/ started .* max_connections=921 max_live_readers=828 fd_limit=1024[ \n]/);
   } finally {
     await raised.stop();
     raised.cleanup();

@@ -1,57 +1,109 @@
 // A disk that really fills up, under the binary: a small tmpfs holds the data directory. Writes
-// past the space get 507 STORAGE_FULL and commit nothing, the process keeps serving, and once
-// space is freed writes succeed again. Mounting needs root, which CI has; elsewhere the test is
-// reported as skipped.
+// past the space get 507 STORAGE_FULL and commit nothing while reads go on; deleting a stream or
+// advancing retention gives its space to new writes (the disk reserve, ursa.sqlite-reserve, lets
+// them run on a full disk); a server stopped on a full disk starts again, full, and says so; and
+// once space is freed writes succeed again. Mounting needs root, which CI has; elsewhere the
+// tests are reported as skipped.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterEach, expect, test } from "vitest";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 
 const asRoot = process.getuid?.() === 0;
-const mountPoint = mkdtempSync(join(tmpdir(), "ursa-full-"));
-const filler = join(mountPoint, "filler");
-let ursa: UrsaProcess | undefined;
+const MiB = 1024 * 1024;
+const OCTETS = { "Content-Type": "application/octet-stream" };
 
-beforeAll(() => {
-  if (!asRoot) return;
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mountPoint]);
-  // Space set aside now and freed later, to show the server recovers without a restart.
-  writeFileSync(filler, Buffer.alloc(3 * 1024 * 1024, 1));
+let mounted: string | undefined;
+const running: UrsaProcess[] = [];
+
+/** A fresh tmpfs of `mib` MiB, unmounted after the test. */
+function tmpfs(mib: number): string {
+  const mountPoint = mkdtempSync(join(tmpdir(), "ursa-full-"));
+  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${mib}m`, "tmpfs", mountPoint]);
+  mounted = mountPoint;
+  return mountPoint;
+}
+
+afterEach(async () => {
+  for (const u of running.splice(0)) await u.kill();
+  if (mounted) {
+    execFileSync("umount", [mounted]);
+    rmSync(mounted, { recursive: true, force: true });
+    mounted = undefined;
+  }
 });
 
-afterAll(async () => {
-  await ursa?.stop();
-  if (asRoot) execFileSync("umount", [mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
-});
+async function start(dataDir: string, reserveMb: number): Promise<UrsaProcess> {
+  const u = await startUrsa({ dataDir, args: ["--disk-reserve-mb", String(reserveMb), "--log-level", "debug"] });
+  running.push(u);
+  return u;
+}
 
 const tail = async (url: string) => (await fetch(url, { method: "HEAD" })).headers.get("Stream-Next-Offset");
+/** Every byte of a stream, following Stream-Next-Offset until up to date. */
+async function readAll(url: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let offset = "-1";
+  for (;;) {
+    const res = await fetch(`${url}?offset=${offset}`);
+    expect(res.status).toBe(200);
+    parts.push(Buffer.from(await res.arrayBuffer()));
+    if (res.headers.get("Stream-Up-To-Date") === "true") return Buffer.concat(parts);
+    offset = res.headers.get("Stream-Next-Offset")!;
+  }
+}
+const post = (url: string, body: Uint8Array<ArrayBuffer> | string) => fetch(url, { method: "POST", headers: OCTETS, body });
+const code = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code;
+
+async function ready(base: string): Promise<{ status: number; reason?: string }> {
+  const res = await fetch(`${base}/__ursula/ready`);
+  return { status: res.status, reason: ((await res.json()) as { reason?: string }).reason };
+}
+
+async function untilReady(base: string, seconds = 10): Promise<number> {
+  let status = 503;
+  for (let i = 0; i < seconds * 10 && status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = (await ready(base)).status;
+  }
+  return status;
+}
+
+/** Appends `chunk` to `url` until a write is refused; returns how many landed and the refusal. */
+async function fill(url: string, chunk: Uint8Array<ArrayBuffer>): Promise<{ accepted: number; refused: Response }> {
+  for (let accepted = 0; accepted < 1000; accepted++) {
+    const res = await post(url, chunk);
+    if (res.status !== 204) return { accepted, refused: res };
+  }
+  throw new Error("the disk never filled");
+}
+
+const chunkOf = (byte: number, bytes = MiB): Uint8Array<ArrayBuffer> => new Uint8Array(bytes).fill(byte);
+const reserveSize = (dataDir: string) => statSync(join(dataDir, "ursa.sqlite-reserve")).size;
 
 test.skipIf(!asRoot)("writes on a full disk get 507 STORAGE_FULL and commit nothing; freeing space lets them through", { timeout: 30_000 }, async () => {
+  const mountPoint = tmpfs(6);
+  // Space set aside now and freed later, to show the server recovers without a restart.
+  const filler = join(mountPoint, "filler");
+  writeFileSync(filler, Buffer.alloc(3 * MiB, 1));
   const dataDir = join(mountPoint, "data");
   mkdirSync(dataDir);
-  ursa = await startUrsa({ dataDir });
+  const ursa = await start(dataDir, 1);
   const stream = `${ursa.url}/e2e-full/s`;
-  expect((await fetch(stream, { method: "PUT", headers: { "Content-Type": "application/octet-stream" } })).status).toBe(201);
+  expect((await fetch(stream, { method: "PUT", headers: OCTETS })).status).toBe(201);
 
-  const chunk = new Uint8Array(64 * 1024).fill(7);
-  let accepted = 0;
-  let refused: Response | undefined;
-  for (let i = 0; i < 200 && !refused; i++) {
-    const res = await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: chunk });
-    if (res.status === 204) accepted++;
-    else refused = res;
-  }
+  const chunk = chunkOf(7, 64 * 1024);
+  const { accepted, refused } = await fill(stream, chunk);
   expect(accepted).toBeGreaterThan(0);
-  expect(refused?.status).toBe(507);
-  expect(((await refused!.json()) as { error: { code: string } }).error.code).toBe("STORAGE_FULL");
+  expect(refused.status).toBe(507);
+  expect(await code(refused)).toBe("STORAGE_FULL");
   const tailWhenFull = await tail(stream);
   expect(Number(tailWhenFull!.split("_")[1])).toBe(accepted * chunk.length);
 
   // Still full: refused again, and nothing of it lands.
-  expect((await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: chunk })).status).toBe(507);
+  expect((await post(stream, chunk)).status).toBe(507);
   expect(await tail(stream)).toBe(tailWhenFull);
 
   // The checkpoint thread cannot copy the WAL into the database now either: it says so once, not
@@ -59,12 +111,12 @@ test.skipIf(!asRoot)("writes on a full disk get 507 STORAGE_FULL and commit noth
   await new Promise((r) => setTimeout(r, 600));
   expect(ursa.log().split("background checkpoint failed").length - 1).toBeLessThanOrEqual(1);
 
-  // Freed space is shared with the checkpoint thread, which may take some of it first to copy the
-  // WAL into the database: until the write fits it is refused whole, then it lands.
+  // Once the filler is gone, the store sees the room (within a second), takes its reserve back and
+  // lets writes in; until then each is refused whole.
   rmSync(filler);
   let landed = false;
-  for (let i = 0; i < 30 && !landed; i++) {
-    const res = await fetch(stream, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: "after" });
+  for (let i = 0; i < 50 && !landed; i++) {
+    const res = await post(stream, "after");
     landed = res.status === 204;
     if (!landed) {
       expect(res.status).toBe(507);
@@ -73,8 +125,8 @@ test.skipIf(!asRoot)("writes on a full disk get 507 STORAGE_FULL and commit noth
     }
   }
   expect(landed).toBe(true);
+  expect(reserveSize(dataDir)).toBe(MiB);
   const expected = Buffer.concat([...Array.from({ length: accepted }, () => chunk), Buffer.from("after")]);
-  const readAll = async (url: string) => Buffer.from(await (await fetch(`${url}?offset=-1&max_bytes=8388608`)).arrayBuffer());
   // Buffer.equals: a deep toEqual over megabytes takes seconds.
   expect((await readAll(stream)).equals(expected)).toBe(true);
   expect(ursa.child.exitCode).toBeNull();
@@ -83,6 +135,100 @@ test.skipIf(!asRoot)("writes on a full disk get 507 STORAGE_FULL and commit noth
 
   // The database came through the episode whole: after kill -9, exactly the accepted bytes.
   await ursa.kill();
-  ursa = await startUrsa({ dataDir });
-  expect((await readAll(`${ursa.url}/e2e-full/s`)).equals(expected)).toBe(true);
+  const again = await start(dataDir, 1);
+  expect((await readAll(`${again.url}/e2e-full/s`)).equals(expected)).toBe(true);
+});
+
+test.skipIf(!asRoot)("on a full disk, deleting a stream or advancing retention gives its space to new writes", { timeout: 60_000 }, async () => {
+  const dataDir = join(tmpfs(64), "data");
+  mkdirSync(dataDir);
+  const ursa = await start(dataDir, 8);
+  expect(reserveSize(dataDir)).toBe(8 * MiB);
+  const [doomed, trimmed, kept] = ["doomed", "trimmed", "kept"].map((s) => `${ursa.url}/e2e-full/${s}`) as [string, string, string];
+  for (const url of [doomed, trimmed, kept]) expect((await fetch(url, { method: "PUT", headers: OCTETS })).status).toBe(201);
+  expect((await post(kept, chunkOf(3))).status).toBe(204);
+  // A third of the room to the stream that is trimmed later, with a snapshot at its tail
+  // (retention cannot pass one), the rest to the one deleted.
+  for (let i = 0; i < 20; i++) expect((await post(trimmed, chunkOf(2))).status).toBe(204);
+  const trimAt = (await tail(trimmed))!;
+  expect((await fetch(`${trimmed}/snapshot/${trimAt}`, { method: "PUT", headers: OCTETS, body: "state" })).status).toBe(204);
+  const { refused } = await fill(doomed, chunkOf(1));
+  expect(refused.status).toBe(507);
+  expect(await code(refused)).toBe("STORAGE_FULL");
+
+  const full = await ready(ursa.url);
+  expect(full.status).toBe(503);
+  expect(full.reason).toMatch(/^storage full: writes that add data fail with 507/);
+  // The reserve was given up for what follows; writes that would take it are refused whole.
+  expect(reserveSize(dataDir)).toBe(0);
+  const keptTail = await tail(kept);
+  expect((await post(kept, chunkOf(4))).status).toBe(507);
+  expect(await tail(kept)).toBe(keptTail);
+  expect((await readAll(kept)).equals(Buffer.from(chunkOf(3)))).toBe(true);
+
+  // A delete runs on the reserve's space, and what it frees comes back to the writers.
+  expect((await fetch(doomed, { method: "DELETE" })).status).toBe(204);
+  expect(await untilReady(ursa.url), ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-30).join("\n")).toBe(200);
+  expect(reserveSize(dataDir)).toBe(8 * MiB);
+  let landed = 0;
+  while (landed < 8 && (await post(kept, chunkOf(5))).status === 204) landed++;
+  expect(landed).toBe(8);
+
+  // Full again, and this time retention frees the space.
+  const refill = `${ursa.url}/e2e-full/refill`;
+  expect((await fetch(refill, { method: "PUT", headers: OCTETS })).status).toBe(201);
+  expect((await fill(refill, chunkOf(6))).refused.status).toBe(507);
+  expect((await ready(ursa.url)).status).toBe(503);
+  expect((await fetch(`${trimmed}/retention/${trimAt}`, { method: "PUT" })).status).toBe(204);
+  expect((await fetch(`${trimmed}?offset=-1`)).status).toBe(410);
+  expect(await untilReady(ursa.url), ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-30).join("\n")).toBe(200);
+  landed = 0;
+  while (landed < 4 && (await post(kept, chunkOf(7))).status === 204) landed++;
+  expect(landed).toBe(4);
+
+  const expected = Buffer.concat([chunkOf(3), ...Array.from({ length: 8 }, () => chunkOf(5)), ...Array.from({ length: 4 }, () => chunkOf(7))]);
+  expect((await readAll(kept)).equals(expected)).toBe(true);
+  const log = ursa.log();
+  expect(log).toContain("storage is full: writes that add data get 507");
+  expect(log).toContain("storage has room again: writes resume");
+  expect(log).not.toContain("internal error");
+});
+
+test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says so, serves reads, and takes writes once there is room", { timeout: 60_000 }, async () => {
+  const mountPoint = tmpfs(40);
+  // Space set aside, freed at the end: more than the reserve and its headroom.
+  const spare = join(mountPoint, "spare");
+  writeFileSync(spare, Buffer.alloc(8 * MiB, 1));
+  const dataDir = join(mountPoint, "data");
+  mkdirSync(dataDir);
+  const first = await start(dataDir, 4);
+  const [a, b] = ["a", "b"].map((s) => `${first.url}/e2e-full/${s}`) as [string, string];
+  for (const url of [a, b]) expect((await fetch(url, { method: "PUT", headers: OCTETS })).status).toBe(201);
+  for (let i = 0; i < 4; i++) expect((await post(b, chunkOf(9))).status).toBe(204);
+  const { accepted, refused } = await fill(a, chunkOf(8));
+  expect(refused.status).toBe(507);
+  expect(await first.stop()).toBe(0);
+  expect(first.log()).toContain("stopped");
+  expect(first.log()).not.toContain("internal error");
+  // Then something else takes every byte the reserve gave back: the disk is as full as it gets.
+  const filler = join(mountPoint, "filler");
+  expect(() => writeFileSync(filler, Buffer.alloc(64 * MiB))).toThrow(/ENOSPC/);
+
+  const second = await start(dataDir, 4);
+  const atStart = "storage is full at start: writes that add data get 507 STORAGE_FULL until there is room";
+  expect(await second.logged(atStart)).toContain(atStart);
+  const r = await ready(second.url);
+  expect(r).toEqual({ status: 503, reason: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work" });
+  const [a2, b2] = ["a", "b"].map((s) => `${second.url}/e2e-full/${s}`) as [string, string];
+  const expectedA = Buffer.concat(Array.from({ length: accepted }, () => chunkOf(8)));
+  expect((await readAll(a2)).equals(expectedA)).toBe(true);
+  const refusedAgain = await post(b2, chunkOf(10));
+  expect(refusedAgain.status).toBe(507);
+  expect(await code(refusedAgain)).toBe("STORAGE_FULL");
+
+  rmSync(filler);
+  rmSync(spare);
+  expect(await untilReady(second.url)).toBe(200);
+  expect((await post(b2, chunkOf(10))).status).toBe(204);
+  expect((await readAll(b2)).equals(Buffer.concat([...Array.from({ length: 4 }, () => chunkOf(9)), chunkOf(10)]))).toBe(true);
 });

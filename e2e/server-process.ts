@@ -16,6 +16,11 @@ export interface UrsaProcess {
   dataDir: string;
   child: ChildProcess;
   log(): string;
+  /**
+   * The log once it contains `text` (stderr is a pipe of its own, so a line logged at start may
+   * arrive after the listening line on stdout); the log as it is after `timeoutMs` otherwise.
+   */
+  logged(text: string, timeoutMs?: number): Promise<string>;
   /** SIGTERM and wait for exit. */
   stop(): Promise<number | null>;
   /** SIGKILL and wait for exit: no chance to flush anything. */
@@ -67,6 +72,10 @@ export async function startUrsa(options: StartOptions = {}): Promise<UrsaProcess
     dataDir,
     child,
     log: () => log,
+    async logged(text, timeoutMs = 2000) {
+      for (const until = Date.now() + timeoutMs; !log.includes(text) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+      return log;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       return exited;

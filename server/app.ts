@@ -15,6 +15,7 @@ import { surfaceOf } from "./http/security/cors";
 import { Gate } from "./http/security/gate";
 import { DEFAULT_SECURITY } from "./http/security/options";
 import { fastStream, streamRoutes } from "./http/stream-routes";
+import { StorageFault } from "./storage/write-health";
 
 export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
   const app = new Hono();
@@ -29,16 +30,28 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
 
   app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
   // A disk that refuses writes (full, read-only, failing) refuses them until it takes them again;
-  // it is said in the log once a minute, not with a stack per refused write.
+  // it is said in the log once a minute, not with a stack per refused write. Damaged pages are
+  // logged where they are found (per stream, or by the integrity check), and answered here.
   let diskLoggedAt = -Infinity;
+  let corruptLoggedAt = -Infinity;
   const failed = (error: unknown): Response => {
     const disk = deps.store.diskFailure(error);
     if (disk === null) return internalError(deps, error);
+    const message = (error as Error).message;
     const now = performance.now();
+    if (disk === "corrupt") {
+      // A StorageFault was logged where it was raised; SQLite's own error, from a page of no one stream, is logged here.
+      if (error instanceof StorageFault) return renderError(protocolError("STORAGE_CORRUPT", message));
+      if (now - corruptLoggedAt >= 60_000) {
+        corruptLoggedAt = now;
+        deps.log.error("a damaged database page failed on read; stop ursa and repair or restore the database (docs/operations.md)", { error: message });
+      }
+      return renderError(protocolError("STORAGE_CORRUPT", "a damaged database page failed on read"));
+    }
     const full = disk === "full";
     if (now - diskLoggedAt >= 60_000) {
       diskLoggedAt = now;
-      deps.log.warn(full ? "storage is full; writes get 507 STORAGE_FULL until there is room again" : `storage refuses writes (${disk}); writes get 503 STORAGE_UNAVAILABLE until it takes them again`, { error: (error as Error).message });
+      deps.log.warn(full ? "storage is full; writes get 507 STORAGE_FULL until there is room again" : `storage refuses writes (${disk}); writes get 503 STORAGE_UNAVAILABLE until it takes them again`, { error: message });
     }
     return full
       ? renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"))

@@ -5,10 +5,12 @@
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DatabaseInUseError } from "./storage/database-lock";
+import { RESERVE_SUFFIX } from "./storage/disk-reserve";
+import { DatabaseDamagedError } from "./storage/open-database";
 
 const DATABASE = "ursa.sqlite";
-/** The files SQLite and the lock (storage/database-lock.ts) create beside the database. */
-const COMPANIONS = ["", "-wal", "-shm", "-lock", "-journal"];
+/** The files SQLite, the lock (storage/database-lock.ts) and the disk reserve create beside the database. */
+const COMPANIONS = ["", "-wal", "-shm", "-lock", "-journal", RESERVE_SUFFIX];
 
 export class DataDir {
   readonly databasePath: string;
@@ -73,6 +75,7 @@ export function explainOpenError(error: unknown): string {
   const code = (error as { code?: string }).code ?? "";
   const message = (error as Error).message;
   if (error instanceof DatabaseInUseError) return `${message}; stop that ursa, or give this one another directory with --data`;
+  if (error instanceof DatabaseDamagedError) return message;
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return `${message}; move the file aside (or restore it from a backup), or choose another directory with --data`;
   if (code.startsWith("SQLITE_READONLY")) return `the database is read-only (a permission problem: ursa must be able to write the file and its directory): ${message}`;
   if (code.startsWith("SQLITE_CANTOPEN")) return `the file cannot be opened (check its permissions and the directory's): ${message}`;

@@ -92,6 +92,9 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
       path: dataPath,
       sync: config.sync,
       checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
+      integrityCheckUrl: new URL("./storage/integrity-check.ts", import.meta.url),
+      reserveBytes: config.diskReserveMb * 1024 * 1024,
+      log: (level, message, fields) => log.log(level, message, fields),
       recentBytes: config.readCacheMb * 1024 * 1024,
       producerLimits: { idleTtlMs: config.producerIdleTtl, maxPerStream: config.maxProducersPerStream },
       quotas: { maxBuckets: config.maxBuckets, maxStreamsPerBucket: config.maxStreamsPerBucket },
@@ -147,6 +150,7 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
     max_connections: config.maxConnections,
     max_live_readers: config.maxLiveReaders,
     fd_limit: fdLimit ?? undefined,
+    lock: store.lockHeld,
   });
 
   const startedAt = performance.now();

@@ -69,6 +69,9 @@ export function statusOf(code: ErrorCode): number {
     case "STARTING":
     case "STORAGE_UNAVAILABLE":
       return 503;
+    // Damaged database pages are no fault of the client's, and retrying will not help: 500, with a
+    // code of its own so that clients and operators can tell it from a bug.
+    case "STORAGE_CORRUPT":
     case "INTERNAL":
       return 500;
     case "STORAGE_FULL":

@@ -9,7 +9,8 @@ import { baseHeaders, H } from "./headers";
 import { json } from "./respond";
 
 const REASONS: Record<Exclude<WriteState, "ok">, string> = {
-  full: "storage full: writes fail with 507 until there is room",
+  full: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work",
+  corrupt: "database damaged: every write is refused until it is repaired; reads of intact data work (see the log)",
   "read-only": "storage is read-only: writes fail",
   "io-error": "storage failed with an I/O error: writes fail",
   closing: "shutting down",

@@ -26,7 +26,7 @@ async function fill(h: Harness): Promise<number> {
   throw new Error("never full");
 }
 
-test("a store that finds its disk full is unready until a write succeeds; the probe brings it back without one", async () => {
+test("a store that finds its disk full is unready until its probe finds room; writes wait for the probe", async () => {
   await inTempDir(async (dir) => {
     const h = harness({ path: join(dir, "ursa.sqlite") });
     try {
@@ -47,11 +47,14 @@ test("a store that finds its disk full is unready until a write succeeds; the pr
       await new Promise((r) => setTimeout(r, 1100));
       expect((await ready(h)).status).toBe(503);
 
-      // Room again, and a client's write succeeds: ready at once.
+      // Room again: writes that add data stay refused, untried, until the probe (run by /ready, or
+      // by the store itself every second) has found it; then ready, and they land.
       db.exec(`PRAGMA max_page_count = ${pages + 1000}`);
-      expect((await h.request("POST", "/ready-b/s", { headers: TEXT, body: "room" })).status).toBe(204);
+      expect((await h.request("POST", "/ready-b/s", { headers: TEXT, body: "too soon" })).status).toBe(507);
+      await new Promise((r) => setTimeout(r, 1100));
       expect((await ready(h)).status).toBe(200);
       expect(await metricReady(h)).toBe("1");
+      expect((await h.request("POST", "/ready-b/s", { headers: TEXT, body: "room" })).status).toBe(204);
 
       // Full again; room again, and nobody writes: the probe finds out within its interval.
       const now = db.query<{ page_count: number }, []>("PRAGMA page_count").get()!.page_count;

@@ -94,6 +94,9 @@ export class ServerMetrics implements CommitObserver {
       .gauge("ursa_buckets", "Buckets.", counts.buckets)
       .gauge("ursa_database_bytes", "Size of the SQLite database file.", stats.databaseBytes)
       .gauge("ursa_wal_bytes", "Size of the SQLite write-ahead log file.", stats.walBytes)
+      .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve, given up while the disk is full.", stats.reserveBytes)
+      .counter("ursa_storage_damaged_reads_total", "Reads of a stream that met a damaged database page (SQLITE_CORRUPT).", stats.damagedReads)
+      .gauge("ursa_storage_damaged_streams", "Streams found stored on damaged database pages; they take no writes.", stats.damagedStreams)
       .gauge("ursa_ready", "1 while /__ursula/ready answers 200.", s.ready() ? 1 : 0)
       .histogram("ursa_event_loop_lag_seconds", "How late a 100 ms timer runs: time the event loop spent busy.", this.lag.histogram)
       .gauge("ursa_event_loop_lag_max_seconds", "The worst event-loop lag of the last 10 seconds.", this.lag.max);

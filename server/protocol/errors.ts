@@ -51,6 +51,7 @@ export type ErrorCode =
   | "QUOTA_EXCEEDED"
   | "AUTH_UNAVAILABLE"
   | "STORAGE_UNAVAILABLE"
+  | "STORAGE_CORRUPT"
   | "INTERNAL";
 
 export interface ErrorContext {

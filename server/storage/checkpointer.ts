@@ -4,11 +4,14 @@
 // blocks the writer or readers.
 
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 
 declare const self: Worker;
 
 export interface CheckpointerStart {
   path: string;
+  /** A WAL grown past this in a burst is truncated once writes pause (open-database.ts WAL_SIZE_LIMIT). */
+  walLimitBytes: number;
 }
 
 /** The store asks for one checkpoint; the thread answers with a CheckpointDone of the same id. */
@@ -16,10 +19,8 @@ export interface CheckpointRequest {
   checkpoint: number;
 }
 
-/** Whether the checkpoint copied every frame the WAL held, so the next write may restart it. */
 export interface CheckpointDone {
   done: number;
-  complete: boolean;
 }
 
 /** What the thread tells the store, which logs it. */
@@ -27,36 +28,57 @@ export interface CheckpointerMessage {
   level: "warn" | "info";
   message: string;
   error?: string;
+  /** SQLite's code for the error: SQLITE_FULL makes the store full (full-disk.ts). */
+  code?: string;
 }
 
-let checkpoint: (() => boolean) | undefined;
+const report = (m: CheckpointerMessage) => self.postMessage(m);
+
+let checkpoint: (() => void) | undefined;
 // A failure (a busy database, a full disk) is retried at the next request, and the writer's own
 // safety-net checkpoint keeps the WAL bounded meanwhile. It is logged when it starts and when it
 // ends, not ten times a second.
 let failing = false;
 
+function start({ path, walLimitBytes }: CheckpointerStart): () => void {
+  const db = new Database(path, { strict: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  const passive = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
+  const truncate = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
+  const walBytes = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+  let lastLog = -1;
+  return () => {
+    const { busy, log, checkpointed } = passive.get()!;
+    // SQLite reuses a WAL from its start once it is checkpointed, but never shrinks it unless the
+    // writer commits again (journal_size_limit): after a burst with nothing after it, a 1 GiB
+    // WAL stayed 1 GiB. Caught up, with no write since the last checkpoint, it is truncated here.
+    // TRUNCATE waits for readers and holds writers off; with no busy timeout it does neither,
+    // and a busy database just means another try at the next request.
+    if (busy === 0 && log === checkpointed && log === lastLog && walBytes() > walLimitBytes) {
+      db.exec("PRAGMA busy_timeout = 0");
+      try {
+        truncate.get();
+      } finally {
+        db.exec("PRAGMA busy_timeout = 5000");
+      }
+    }
+    lastLog = log;
+  };
+}
+
 self.onmessage = (event: MessageEvent<CheckpointerStart | CheckpointRequest>) => {
   const m = event.data;
   if ("path" in m) {
-    const db = new Database(m.path, { strict: true });
-    db.exec("PRAGMA busy_timeout = 5000");
-    const statement = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
-    checkpoint = () => {
-      const r = statement.get()!;
-      return r.busy === 0 && r.log === r.checkpointed;
-    };
+    checkpoint = start(m);
     return;
   }
-  let complete = false;
   try {
-    complete = checkpoint!();
+    checkpoint!();
     if (failing) report({ level: "info", message: "background checkpoints work again" });
     failing = false;
   } catch (error) {
-    if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message });
+    if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message, code: (error as { code?: string }).code });
     failing = true;
   }
-  self.postMessage({ done: m.checkpoint, complete } satisfies CheckpointDone);
+  self.postMessage({ done: m.checkpoint } satisfies CheckpointDone);
 };
-
-const report = (m: CheckpointerMessage) => self.postMessage(m);

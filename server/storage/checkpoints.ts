@@ -27,6 +27,8 @@ export class Checkpoints {
   /** The checkpoint asked for and not yet answered, if any: never more than one at a time. */
   private waiting: { id: number; answered: () => void } | null = null;
   private committedSince = false;
+  /** Whether the last checkpoint asked for had writes before it. */
+  private wroteBefore = false;
 
   /**
    * @param hold starts no transaction until the promise settles (GroupCommit.hold)
@@ -35,6 +37,7 @@ export class Checkpoints {
   constructor(
     url: URL,
     path: string,
+    walLimitBytes: number,
     private readonly hold: (until: Promise<void>) => void,
     report: (message: CheckpointerMessage) => void,
     everyMs = CHECKPOINT_EVERY_MS,
@@ -45,7 +48,7 @@ export class Checkpoints {
       if (!("done" in m)) report(m);
       else if (this.waiting?.id === m.done) this.answered();
     };
-    this.worker.postMessage({ path } satisfies CheckpointerStart);
+    this.worker.postMessage({ path, walLimitBytes } satisfies CheckpointerStart);
     this.timer = setInterval(() => this.tick(), everyMs);
     this.timer.unref();
   }
@@ -56,15 +59,20 @@ export class Checkpoints {
   }
 
   private tick(): void {
-    if (!this.committedSince || this.waiting !== null) return;
+    if (this.waiting !== null) return;
+    const writes = this.committedSince;
+    // One more checkpoint after the writes stop: the one that finds nothing new may truncate a WAL
+    // a burst left over its limit (checkpointer.ts). Nothing to hold back for it.
+    if (!writes && !this.wroteBefore) return;
+    this.wroteBefore = writes;
     this.committedSince = false;
     const id = ++this.lastId;
     const done = new Promise<void>((resolve) => {
       this.waiting = { id, answered: resolve };
-      setTimeout(resolve, MAX_HOLD_MS).unref();
+      if (writes) setTimeout(resolve, MAX_HOLD_MS).unref();
     });
     this.worker.postMessage({ checkpoint: id } satisfies CheckpointRequest);
-    this.hold(done);
+    if (writes) this.hold(done);
   }
 
   private answered(): void {

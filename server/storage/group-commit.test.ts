@@ -55,6 +55,24 @@ describe("group commit", () => {
     expect(log.filter((l) => l.startsWith("failed"))).toEqual(["failed SQLITE_CONSTRAINT_NOTNULL"]);
   });
 
+  test("a lone write that fails is refused and run once: a second try that would succeed must not commit it", async () => {
+    const { gc, insert, rows, log } = setup();
+    let tries = 0;
+    const outcome = await gc
+      .submit(() => {
+        // Fails the first time only, as a write on a disk that another process frees meanwhile.
+        insert.run(++tries === 1 ? (null as unknown as number) : 7);
+      })
+      .then(
+        () => "fulfilled",
+        () => "rejected",
+      );
+    expect(outcome).toBe("rejected");
+    expect(tries).toBe(1);
+    expect(rows()).toEqual([]);
+    expect(log.filter((l) => l.startsWith("committed"))).toEqual([]);
+  });
+
   test("the observer hears each transaction's size and each sync, on the loop or off it", async () => {
     const batches: number[] = [];
     let syncs = 0;

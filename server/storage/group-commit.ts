@@ -140,8 +140,9 @@ export class GroupCommit<Tx> {
     const batch = this.queue;
     this.queue = [];
     if (batch.length > 1) this.lastSharedBatchAt = performance.now();
-    if (batch.length > 0 && !this.runBatch(batch)) {
-      // One write's failure (a full disk, a bug) must not fail its neighbours: retry each alone.
+    // One write's failure (a full disk, a bug) must not fail its neighbours: retry each alone. A
+    // write that failed alone has had its answer; running it again could commit what was refused.
+    if (batch.length > 0 && !this.runBatch(batch) && batch.length > 1) {
       for (const op of batch) this.runBatch([op]);
     }
     this.settleIdle();

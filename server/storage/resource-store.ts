@@ -21,6 +21,7 @@ import { Reclaimer } from "./reclaimer";
 import type { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
 import type { AttrsOutcome, BatchOutcome, BatchRequest, PublishOutcome, RetentionOutcome, SnapshotReader, SnapshotUpload } from "./store";
 import type { StreamTx } from "./stream-tx";
+import { failureOf } from "./write-health";
 
 export interface ResourceDeps {
   db: Database;
@@ -62,7 +63,12 @@ export class ResourceStore {
    * this reads nothing of the data itself.
    */
   reclaimLeftovers(streams: Iterable<[string, StreamState]>): void {
-    this.d.attrs.deleteReplaced();
+    try {
+      this.d.attrs.deleteReplaced();
+    } catch (error) {
+      // A full disk: they are deleted at a later start. Nothing refers to them.
+      if (failureOf(error) === null) throw error;
+    }
     for (const id of this.d.blobs.collectible()) this.reclaimer.blob(id);
     for (const [key, state] of streams) {
       if (state.retained > 0 && this.d.log.hasRowsBelow(state.id, state.retained)) this.reclaimer.floor(state.id, key);

@@ -16,18 +16,22 @@ import type { PublishRequest } from "../protocol/snapshot";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import { AttrsTable } from "./attrs-table";
 import { Batch } from "./batch";
-import { lockDatabase, type DatabaseLock } from "./database-lock";
+import type { DatabaseLock } from "./database-lock";
 import type { CheckpointerMessage } from "./checkpointer";
 import { Checkpoints } from "./checkpoints";
+import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
+import { FullDisk, watchSpace } from "./full-disk";
 import { GroupCommit, type CommitObserver, type Sync } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
+import { checkIntegrity } from "./integrity";
 import { MessageLog } from "./message-log";
+import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
 import { ResourceStore } from "./resource-store";
 import { rowToState, Statements, type LoadedStreamRow, type ProducerRow } from "./rows";
-import { MIGRATE_2_TO_3, MIGRATE_3_TO_4, SCHEMA, SCHEMA_VERSION } from "./schema";
 import { SnapshotBlobs } from "./snapshot-blobs";
+import { stderrLog, type StoreLog } from "./store-log";
 import type {
   AttrsOutcome,
   BatchOutcome,
@@ -44,9 +48,10 @@ import type {
   StoreStats,
   StreamChange,
 } from "./store";
+import { StreamDamage } from "./stream-damage";
 import { StreamTx } from "./stream-tx";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
-import { PROBE_BYTES, stateAfterFailure, WriteHealth, type WriteState } from "./write-health";
+import { failureOf, PROBE_BYTES, WriteHealth, type WriteState } from "./write-health";
 
 export type SyncMode = "full" | "normal";
 
@@ -80,6 +85,12 @@ export interface SqliteStoreOptions {
   commitObserver?: CommitObserver;
   /** Where the checkpoint thread's trouble is reported; stderr if not given. */
   onCheckpointMessage?: (message: CheckpointerMessage) => void;
+  /** Bytes held in reserve beside the database, given up when the disk fills (disk-reserve.ts); none if not given. */
+  reserveBytes?: number;
+  /** The integrity check thread's entry point, given as `checkpointerUrl` is; the check runs unless false. */
+  integrityCheckUrl?: URL | false;
+  /** Where a full disk and a damaged database are reported; stderr if not given. */
+  log?: StoreLog;
 }
 
 
@@ -105,13 +116,21 @@ export class SqliteStore implements Store {
   private readonly sync: Sync | undefined;
   /** Held for the store's whole life; dropping the reference would let GC release the lock. */
   private readonly lock: DatabaseLock | undefined;
+  /** What the single-process lock is (database-lock.ts), for the start-up log; none in memory. */
+  get lockHeld(): string | undefined {
+    return this.lock?.held;
+  }
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
   private readonly quotas: Quotas;
   readonly introspection: SqliteIntrospection;
   private readonly path: string;
-  private readonly health = new WriteHealth();
+  private readonly health: WriteHealth;
+  private readonly fullDisk: FullDisk | undefined;
+  private readonly damage: StreamDamage;
+  private integrityCheck: Worker | undefined;
+  private readonly report: StoreLog;
   private appendedBytes = 0;
   private appendedMessages = 0;
 
@@ -121,111 +140,98 @@ export class SqliteStore implements Store {
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     this.path = options.path;
     const onDisk = options.path !== ":memory:";
-    // Before the database is touched: a second process must not even replay or migrate it.
-    if (onDisk) this.lock = lockDatabase(options.path);
-    this.db = new Database(options.path, { create: true, strict: true });
-    const busy = options.busy ?? (() => false);
-    // A new database frees the pages of deleted rows back to the filesystem in bounded steps
-    // (reclaimer.ts). This must be set before the first table exists; an older database keeps
-    // auto_vacuum = NONE, where freed pages stay in the file and later writes reuse them.
-    if (this.db.query("SELECT 1 FROM sqlite_master").get() === null) this.db.exec("PRAGMA auto_vacuum = INCREMENTAL");
-    if (onDisk) this.db.exec("PRAGMA journal_mode = WAL");
-    // In full mode ursa syncs the WAL itself, off the event loop (see walSync), so SQLite's own
-    // per-commit sync is not needed; NORMAL still syncs around checkpoints.
-    this.db.exec("PRAGMA synchronous = NORMAL");
-    this.db.exec("PRAGMA busy_timeout = 5000");
-    // Reads come from mapped pages instead of a pread per 4 KiB page: 8 MiB catch-up responses of
-    // a 100 MiB stream went from 810/1050/1118 to 999/1155/1380 MB/s in alternating runs. This is
-    // SQLite's largest allowed map; writes still go through the WAL.
-    this.db.exec("PRAGMA mmap_size = 2147418112");
-    if (onDisk) {
-      // Checkpoints run on their own thread (checkpointer.ts); this connection checkpoints only as
-      // a safety net, should that thread fall 64 MiB behind.
-      this.db.exec("PRAGMA wal_autocheckpoint = 16384");
-      const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
-      const url = options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url);
-      this.checkpoints = new Checkpoints(url, options.path, (until) => this.writes.hold(until), report, options.checkpointEveryMs);
+    const log = (this.report = options.log ?? stderrLog);
+    const reserve = onDisk ? new DiskReserve(options.path, options.reserveBytes ?? 0) : undefined;
+    ({ db: this.db, lock: this.lock } = openDatabase(options.path, () => reserve && FullDisk.beforeOpen(reserve)));
+    this.health = new WriteHealth(() => this.fullDisk?.entered());
+    this.damage = new StreamDamage(log);
+    // Anything that fails from here on closes the database and lets go of the lock again.
+    try {
+      const busy = options.busy ?? (() => false);
+      if (onDisk) {
+        const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
+        const url = options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url);
+        this.checkpoints = new Checkpoints(url, options.path, WAL_SIZE_LIMIT, (until) => this.writes.hold(until), (m) => {
+          report(m);
+          // A checkpoint that cannot grow the database file while writes still fit in the WAL's
+          // old space would let the WAL fill with pages that need room the disk lacks: full now.
+          if (m.code === "SQLITE_FULL") this.health.becomeFull();
+        }, options.checkpointEveryMs);
+      }
+      this.st = new Statements(this.db);
+      this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
+      // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
+      const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
+      const attrs = new AttrsTable(this.db);
+      const blobs = new SnapshotBlobs(this.db, reader);
+      const pins = new Pins();
+      this.tx = new StreamTx({
+        st: this.st,
+        log: this.log,
+        attrs,
+        blobs,
+        reclaimer: () => this.resources.reclaimer,
+        now: this.now,
+        forget: (id) => this.touchPersistedAt.delete(id),
+        damage: this.damage,
+      });
+      this.load();
+      this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now });
+      this.writes = new GroupCommit<Batch>({
+        begin: this.st.begin,
+        commit: this.st.commit,
+        rollback: this.st.rollback,
+        open: () => new Batch(this.pending, this.cache),
+        abort: (batch) => batch.rollback(),
+        finish: (batch) => {
+          for (const [key, full] of batch.dirty) {
+            const state = batch.overlay.get(key);
+            if (!state) continue;
+            if (full) this.st.update(state);
+            else this.st.updateHot(state);
+          }
+          this.log.flush(batch);
+          if (this.log.due(batch)) this.log.materialize(batch);
+        },
+        committed: (batch) => {
+          // A client's write (or the probe) that commits shows the disk takes writes again; the
+          // store's own upkeep may need no new space, so it shows nothing.
+          if (batch.clientWrite) this.health.succeeded();
+          for (const [key, state] of batch.overlay) this.pending.set(key, state);
+          this.log.committed(batch);
+          this.checkpoints?.committed();
+          this.scheduleMaterialize();
+        },
+        durable: (batch) => this.install(batch),
+        sync: (this.sync = onDisk && options.sync === "full" ? walSync(options.path) : undefined),
+        syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
+        failed: (error) => this.health.failed(error),
+        mayHoldLoop: (batch) => batch.small() && !busy(),
+      }, options.commitObserver);
+      this.resources = new ResourceStore({
+        db: this.db,
+        reader,
+        log: this.log,
+        attrs,
+        blobs,
+        pins,
+        tx: this.tx,
+        submit: (run) => this.writes.submit(run),
+        producerClock: () => this.producerClock(),
+      });
+      this.resources.reclaimLeftovers(this.cache);
+      this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
+      this.sweeper.unref();
+      // Whatever start-up replayed is written out as soon as the writer is idle.
+      this.scheduleMaterialize();
+      this.fullDisk = reserve && watchSpace({ db: this.db, dbPath: options.path, reserve, health: this.health, log, submit: (run) => this.writes.submit(run), probe: () => this.probeRow() });
+      if (onDisk && options.integrityCheckUrl !== false) this.integrityCheck = checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), options.path, this.health, log);
+    } catch (error) {
+      void this.checkpoints?.close();
+      this.db.close();
+      this.lock?.release();
+      throw error;
     }
-    this.migrate();
-    this.st = new Statements(this.db);
-    this.st.setMeta.run("schema_version", String(SCHEMA_VERSION));
-    this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
-    // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
-    const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
-    const attrs = new AttrsTable(this.db);
-    const blobs = new SnapshotBlobs(this.db, reader);
-    const pins = new Pins();
-    this.tx = new StreamTx({
-      st: this.st,
-      log: this.log,
-      attrs,
-      blobs,
-      reclaimer: () => this.resources.reclaimer,
-      now: this.now,
-      forget: (id) => this.touchPersistedAt.delete(id),
-    });
-    this.load();
-    this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now });
-    this.sync = onDisk && options.sync === "full" ? walSync(options.path) : undefined;
-    this.writes = new GroupCommit<Batch>({
-      begin: this.st.begin,
-      commit: this.st.commit,
-      rollback: this.st.rollback,
-      open: () => new Batch(this.pending, this.cache),
-      abort: (batch) => batch.rollback(),
-      finish: (batch) => {
-        for (const [key, full] of batch.dirty) {
-          const state = batch.overlay.get(key);
-          if (!state) continue;
-          if (full) this.st.update(state);
-          else this.st.updateHot(state);
-        }
-        this.log.flush(batch);
-        if (this.log.due(batch)) this.log.materialize(batch);
-      },
-      committed: (batch) => {
-        // A client's write (or the probe) that commits shows the disk takes writes again; the
-        // store's own upkeep may need no new space, so it shows nothing.
-        if (batch.clientWrite) this.health.succeeded();
-        for (const [key, state] of batch.overlay) this.pending.set(key, state);
-        this.log.committed(batch);
-        this.checkpoints?.committed();
-        this.scheduleMaterialize();
-      },
-      durable: (batch) => this.install(batch),
-      sync: this.sync,
-      syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
-      failed: (error) => this.health.failed(error),
-      mayHoldLoop: (batch) => batch.small() && !busy(),
-    }, options.commitObserver);
-    this.resources = new ResourceStore({
-      db: this.db,
-      reader,
-      log: this.log,
-      attrs,
-      blobs,
-      pins,
-      tx: this.tx,
-      submit: (run) => this.writes.submit(run),
-      producerClock: () => this.producerClock(),
-    });
-    this.resources.reclaimLeftovers(this.cache);
-    this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
-    this.sweeper.unref();
-    // Whatever start-up replayed is written out as soon as the writer is idle.
-    this.scheduleMaterialize();
-  }
-
-  private migrate(): void {
-    const hasMeta = this.db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== null;
-    const row = hasMeta ? this.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema_version'").get() : null;
-    const version = row ? Number(row.value) : SCHEMA_VERSION;
-    if (version === 2) this.db.transaction(() => this.db.exec(MIGRATE_2_TO_3 + MIGRATE_3_TO_4))();
-    else if (version === 3) this.db.transaction(() => this.db.exec(MIGRATE_3_TO_4))();
-    else if (version !== SCHEMA_VERSION) {
-      throw new Error(`database schema version ${version} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
-    }
-    this.db.exec(SCHEMA);
   }
 
   private load(): void {
@@ -297,7 +303,12 @@ export class SqliteStore implements Store {
     if (start >= state.tail) return { chunks: [], end: start };
     const end = Math.min(state.tail, start + limitBytes);
     // Array mode always carries at least one whole message, however large (spec §4.2).
-    const rows = this.log.read(state.id, start, wholeMessages ? Math.max(end, start + 1) : end);
+    let rows;
+    try {
+      rows = this.log.read(state.id, start, wholeMessages ? Math.max(end, start + 1) : end);
+    } catch (error) {
+      throw this.damage.readFailed(state, error);
+    }
     const chunks: Uint8Array[] = [];
     // The slice ends where its bytes do. Rows can be missing only when a delete has committed
     // and the state read is the durable one before it; claiming bytes never sent would let the
@@ -320,7 +331,11 @@ export class SqliteStore implements Store {
   }
 
   isMessageStart(state: StreamState, offset: number): boolean {
-    return offset === state.tail || this.log.isMessageStart(state.id, offset);
+    try {
+      return offset === state.tail || this.log.isMessageStart(state.id, offset);
+    } catch (error) {
+      throw this.damage.readFailed(state, error);
+    }
   }
 
   get producerLimits(): ProducerLimits {
@@ -357,12 +372,27 @@ export class SqliteStore implements Store {
 
   // ---- writes: group committed -------------------------------------------------------------
 
-  /** A write a client asked for: its transaction committing shows the store takes writes. */
-  private clientWrite<T>(run: (tx: Batch) => T): Promise<T> {
-    return this.writes.submit((tx) => {
-      tx.clientWrite = true;
-      return run(tx);
-    });
+  /**
+   * A write a client asked for: its transaction committing shows the store takes writes. One that
+   * `grows` the data is refused while the disk is full; none runs on a damaged database.
+   */
+  private clientWrite<T>(run: (tx: Batch) => T, grows = true): Promise<T> {
+    return this.admitted(grows, () =>
+      this.writes.submit((tx) => {
+        tx.clientWrite = true;
+        return run(tx);
+      }),
+    );
+  }
+
+  private admitted<T>(grows: boolean, run: () => Promise<T>): Promise<T> {
+    try {
+      if (grows) this.health.admitGrowth();
+      else this.health.admitAny();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return run();
   }
 
   append(key: string, request: AppendRequest) {
@@ -399,29 +429,34 @@ export class SqliteStore implements Store {
       const checked = checkAddressed(this.tx.live(tx, key), incarnation);
       if (isProtocolError(checked)) return checked;
       return { kind: "deleted", ...this.tx.delete(tx, checked) };
-    });
+    }, false);
   }
 
   // ---- attributes, snapshots, retention, batches (resource-store.ts) ----------------------
 
   appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
-    return this.resources.appendBatch(key, request);
+    return this.admitted(true, () => this.resources.appendBatch(key, request));
   }
 
   attrs(state: StreamState): string | null {
-    return this.resources.attrs(state);
+    try {
+      return this.resources.attrs(state);
+    } catch (error) {
+      throw this.damage.readFailed(state, error);
+    }
   }
 
   putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
-    return this.resources.putAttrs(key, incarnation, attrs);
+    return this.admitted(true, () => this.resources.putAttrs(key, incarnation, attrs));
   }
 
   stageSnapshot(): SnapshotUpload {
+    this.health.admitGrowth();
     return this.resources.stageSnapshot();
   }
 
   publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
-    return this.resources.publishSnapshot(key, upload, request, digest, mentionsBoundary);
+    return this.admitted(true, () => this.resources.publishSnapshot(key, upload, request, digest, mentionsBoundary));
   }
 
   discardSnapshot(upload: SnapshotUpload): Promise<void> {
@@ -433,7 +468,7 @@ export class SqliteStore implements Store {
   }
 
   advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
-    return this.resources.advanceRetention(key, target, incarnation);
+    return this.admitted(false, () => this.resources.advanceRetention(key, target, incarnation));
   }
 
   // ---- buckets and listings --------------------------------------------------------------------
@@ -466,7 +501,7 @@ export class SqliteStore implements Store {
       if (names.some(({ name }) => this.tx.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
       this.st.deleteBucket.run(bucket);
       return "deleted" as const;
-    });
+    }, false);
   }
 
   listBuckets(query: ListQuery) {
@@ -483,7 +518,7 @@ export class SqliteStore implements Store {
   }
 
   diskFailure(error: unknown) {
-    return stateAfterFailure(error);
+    return failureOf(error);
   }
 
   writeState(): WriteState {
@@ -491,27 +526,43 @@ export class SqliteStore implements Store {
   }
 
   probeWrite(): Promise<WriteState> {
-    // Written and taken back in one transaction: it needs as much free space as an ordinary
-    // append and leaves nothing but free pages behind.
-    return this.health.probe(() =>
-      this.clientWrite(() => {
-        this.st.setMeta.run("ready_probe", "x".repeat(PROBE_BYTES));
-        this.db.run("DELETE FROM meta WHERE key = 'ready_probe'");
-      }),
-    );
+    return this.health.probe(async () => {
+      if (this.health.state === "full" && this.fullDisk) return this.fullDisk.attempt();
+      await this.probeRow();
+      // In memory there is no disk to watch: room for the probe is room.
+      this.health.recovered();
+    });
+  }
+
+  /**
+   * Written and taken back in one transaction: it needs as much free space as an ordinary append
+   * and leaves nothing but free pages behind. Not refused while full: it is how room is found.
+   */
+  private probeRow(): Promise<void> {
+    return this.writes.submit((tx) => {
+      tx.clientWrite = true;
+      this.st.setMeta.run("ready_probe", "x".repeat(PROBE_BYTES));
+      this.db.run("DELETE FROM meta WHERE key = 'ready_probe'");
+    });
   }
 
   stats(): StoreStats {
-    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, ...this.fileSizes() };
+    return {
+      appendedBytes: this.appendedBytes,
+      appendedMessages: this.appendedMessages,
+      damagedReads: this.damage.errors,
+      damagedStreams: this.damage.count,
+      ...this.fileSizes(),
+    };
   }
 
-  private fileSizes(): { databaseBytes: number; walBytes: number } {
+  private fileSizes(): { databaseBytes: number; walBytes: number; reserveBytes: number } {
     if (this.path === ":memory:") {
       const bytes = this.db.query<{ n: number }, []>("SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()").get()!.n;
-      return { databaseBytes: bytes, walBytes: 0 };
+      return { databaseBytes: bytes, walBytes: 0, reserveBytes: 0 };
     }
     const size = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
-    return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`) };
+    return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`), reserveBytes: size(this.path + RESERVE_SUFFIX) };
   }
 
   /** Resolves once the reclaimer has nothing queued (pinned blobs aside). */
@@ -521,11 +572,20 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.health.closing();
+    this.fullDisk?.stop();
+    void this.integrityCheck?.terminate();
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
     this.resources.reclaimer.stop();
     await this.writes.drain();
-    if (this.log.deferred) await this.writes.submit((tx) => this.log.materialize(tx));
+    // The deferred index rows. A full or failing disk may refuse them; the log rows they index are
+    // durable, and the next start replays them, so the stop goes on.
+    if (this.log.deferred) {
+      await this.writes.submit((tx) => this.log.materialize(tx)).catch((error: unknown) => {
+        if (failureOf(error) === null) throw error;
+        this.report("warn", "stopping without writing the last index rows (the next start replays them)", { error: (error as Error).message });
+      });
+    }
     await this.sync?.close?.();
     await this.checkpoints?.close();
     this.resources.close();

@@ -78,8 +78,13 @@ export interface ListQuery {
 export interface StoreStats {
   appendedBytes: number;
   appendedMessages: number;
+  /** Reads that met a damaged database page, and the streams they were of. */
+  damagedReads: number;
+  damagedStreams: number;
   databaseBytes: number;
   walBytes: number;
+  /** Bytes the disk reserve holds (disk-reserve.ts). */
+  reserveBytes: number;
 }
 
 export interface Store {
@@ -123,8 +128,8 @@ export interface Store {
   readonly introspection: Introspection;
 
   /**
-   * Whether a write failed because of the disk (full, read-only, an I/O error) rather than a bug:
-   * nothing of it was written, and it may succeed later. Null for any other failure.
+   * Whether a request failed because of the disk (full, read-only, an I/O error, a damaged page)
+   * rather than a bug: nothing of it was written. Null for any other failure.
    */
   diskFailure(error: unknown): DiskFailure | null;
   /** Whether writes work, as the last one found: "ok" until one fails for lack of room or a read-only disk. */

@@ -15,6 +15,7 @@ import type { MessageLog } from "./message-log";
 import type { Reclaimer } from "./reclaimer";
 import type { Statements } from "./rows";
 import type { SnapshotBlobs, StagedSnapshot } from "./snapshot-blobs";
+import type { StreamDamage } from "./stream-damage";
 
 export interface StreamTxDeps {
   st: Statements;
@@ -25,6 +26,8 @@ export interface StreamTxDeps {
   now: () => number;
   /** A deleted stream's id, so its TTL-touch bookkeeping goes with it. */
   forget: (streamId: number) => void;
+  /** Streams on damaged pages, which take no writes (stream-damage.ts). */
+  damage: StreamDamage;
 }
 
 export class StreamTx {
@@ -34,9 +37,13 @@ export class StreamTx {
     this.lastIncarnation = Number(d.st.getMeta.get("last_incarnation")?.value ?? 0);
   }
 
-  /** The stream's state in this transaction, reclaiming it first if it has expired. */
+  /**
+   * The stream's state in this transaction, reclaiming it first if it has expired. Every write
+   * looks its stream up here, so a stream on damaged pages refuses them here.
+   */
   live(tx: Batch, key: string): StreamState | undefined {
     const state = tx.get(key);
+    if (state && this.d.damage.count > 0) this.d.damage.refuseWrites(state);
     if (!state || state.softDeleted || !isExpired(state, this.d.now())) return state;
     if (state.forkRefs > 0) this.softDelete(tx, state);
     else this.hardDelete(tx, state);

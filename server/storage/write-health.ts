@@ -1,16 +1,37 @@
-// Whether the store can write, as its writes last found out: what /__ursula/ready reports. A write
-// the disk refused marks the store unready until a client's write, or the probe, succeeds again.
+// Whether the store can write, as its writes last found out: what /__ursula/ready reports.
+//
+// - full: a write found no room (or start-up found none). The disk reserve is given up
+//   (disk-reserve.ts) and writes that would add data are refused up front, so what the reserve
+//   gave back stays for the writes that free space (deletes, retention) and the store's upkeep.
+//   It ends only when full-disk.ts finds room again, not when some write happens to succeed.
+// - read-only, io-error: the disk refused a write; the next one that succeeds (a client's, or the
+//   probe) ends it.
+// - corrupt: the database failed its integrity check, or a write met a damaged page. Every write
+//   is refused from then on, so that none can spread the damage (a damaged free-page list can
+//   hand a page still in use to a new row), until an operator has repaired the file.
 
-export type WriteState = "ok" | "full" | "read-only" | "io-error" | "closing";
+export type WriteState = "ok" | "full" | "read-only" | "io-error" | "corrupt" | "closing";
 
 export type DiskFailure = Exclude<WriteState, "ok" | "closing">;
 
-/** The state a failed write leaves the store in, or null for a failure that says nothing about the disk. */
-export function stateAfterFailure(error: unknown): DiskFailure | null {
+/** A request the store refused before writing anything, or a read it attributed to a damaged stream. */
+export class StorageFault extends Error {
+  constructor(
+    readonly reason: "full" | "corrupt",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a failed write or read says about the disk, or null for a failure that says nothing about it. */
+export function failureOf(error: unknown): DiskFailure | null {
+  if (error instanceof StorageFault) return error.reason;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return null;
   // SQLite reports a write the disk refused with ENOSPC, like one past max_page_count, as SQLITE_FULL.
   if (code === "SQLITE_FULL") return "full";
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") return "corrupt";
   if (code.startsWith("SQLITE_READONLY")) return "read-only";
   if (code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN")) return "io-error";
   return null;
@@ -26,19 +47,59 @@ export class WriteHealth {
   private current: WriteState = "ok";
   private lastProbeAt = -Infinity;
   private probing: Promise<WriteState> | undefined;
+  /** What was found wrong, for the log: the integrity check's first problem, a write's error. */
+  damage: string | undefined;
+
+  constructor(
+    /** Called once each time the store becomes full. */
+    private readonly onFull: () => void = () => {},
+  ) {}
 
   get state(): WriteState {
     return this.current;
   }
 
-  /** A client's write (or the probe) committed: the disk takes writes. */
+  /** Throws unless a write that adds data may run now. */
+  admitGrowth(): void {
+    if (this.current === "full") throw new StorageFault("full", "the server's storage is full; nothing of this request was written");
+    this.admitAny();
+  }
+
+  /** Throws if no write may run at all (a damaged database). */
+  admitAny(): void {
+    if (this.current === "corrupt") throw new StorageFault("corrupt", "the server's database is damaged and takes no writes until it is repaired; nothing of this request was written");
+  }
+
+  /** A client's write (or the probe) committed: a read-only or failing disk takes writes again. */
   succeeded(): void {
-    if (this.current !== "closing") this.current = "ok";
+    if (this.current === "read-only" || this.current === "io-error") this.current = "ok";
   }
 
   failed(error: unknown): void {
-    const state = stateAfterFailure(error);
-    if (state !== null && this.current !== "closing") this.current = state;
+    // A refusal, or a damaged stream's, says nothing new about the disk.
+    if (error instanceof StorageFault) return;
+    const failure = failureOf(error);
+    if (failure === null || this.current === "closing" || this.current === "corrupt") return;
+    if (failure === "corrupt") return this.damaged((error as Error).message);
+    if (failure === "full") return this.becomeFull();
+    if (this.current !== "full") this.current = failure;
+  }
+
+  becomeFull(): void {
+    if (this.current === "full" || this.current === "corrupt" || this.current === "closing") return;
+    this.current = "full";
+    this.onFull();
+  }
+
+  /** full-disk.ts found room (and took the reserve back): writes that add data resume. */
+  recovered(): void {
+    if (this.current === "full") this.current = "ok";
+  }
+
+  damaged(detail: string): void {
+    if (this.current === "closing" || this.current === "corrupt") return;
+    this.current = "corrupt";
+    this.damage = detail;
   }
 
   closing(): void {
@@ -46,15 +107,15 @@ export class WriteHealth {
   }
 
   /**
-   * While writes fail, runs `write` (at most once per PROBE_EVERY_MS) to learn whether they work
-   * again; resolves with the state it leaves.
+   * While writes fail for want of room or a disk that refuses them, runs `attempt` (at most once
+   * per PROBE_EVERY_MS) to learn whether they work again; resolves with the state it leaves.
    */
-  probe(write: () => Promise<unknown>): Promise<WriteState> {
-    if (this.current === "ok" || this.current === "closing") return Promise.resolve(this.current);
+  probe(attempt: () => Promise<unknown>): Promise<WriteState> {
+    if (this.current === "ok" || this.current === "closing" || this.current === "corrupt") return Promise.resolve(this.current);
     if (this.probing) return this.probing;
     if (performance.now() - this.lastProbeAt < PROBE_EVERY_MS) return Promise.resolve(this.current);
     this.lastProbeAt = performance.now();
-    this.probing = write()
+    this.probing = attempt()
       .then(
         () => this.current,
         () => this.current,

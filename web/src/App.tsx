@@ -9,9 +9,12 @@ import { TimelinePage } from "./components/timeline/TimelinePage";
 import { RaceLabPage } from "./components/lab/RaceLabPage";
 import { OutboxLabPage } from "./components/lab/OutboxLabPage";
 import { IncarnationLabPage } from "./components/lab/IncarnationLabPage";
+import { CompactionLabPage } from "./components/lab/CompactionLabPage";
 import { StartPage } from "./components/learn/StartPage";
 import { ServerPage } from "./components/server/ServerPage";
 import { Link } from "./components/common/Link";
+import { TokenDialog } from "./components/access/TokenDialog";
+import { auth } from "./state/auth";
 
 function Page() {
   const r = route.value;
@@ -36,6 +39,8 @@ function Page() {
       return <OutboxLabPage />;
     case "incarnation":
       return <IncarnationLabPage />;
+    case "compaction":
+      return <CompactionLabPage />;
     default:
       return (
         <div class="empty">
@@ -46,12 +51,15 @@ function Page() {
 }
 
 export function App() {
+  // A new token can see other things: every page and panel is built again and reads afresh.
+  const epoch = auth.epoch.value;
   return (
-    <div class="app">
+    <div class="app" key={epoch}>
       <Sidebar />
       <main id="main">
         <Page />
       </main>
+      <TokenDialog />
     </div>
   );
 }

@@ -1,9 +1,11 @@
 import { render } from "preact";
 import "./state/theme";
 import { App } from "./App";
+import { auth } from "./state/auth";
 import "./styles/tokens.css";
 import "./styles/layout.css";
 import "./styles/components.css";
 import "./styles/pages.css";
 
 render(<App />, document.getElementById("app")!);
+void auth.refresh();

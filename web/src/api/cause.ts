@@ -11,6 +11,16 @@ import type { Exchange } from "./types";
 import { classify, type Outcome } from "./outcome";
 import { getHeader, requestHeader, responseHeader } from "./headers";
 import type { SeedRuleId } from "../learn/seed";
+import { parseBearerChallenge } from "./credentials";
+import { parsePath } from "./paths";
+
+/** What the server said this console may do (GET /__ursula/api/whoami), for refusals about access. */
+export interface AccessView {
+  authenticated: boolean;
+  scopes: string[];
+  /** The buckets the token is limited to; null for every bucket. */
+  buckets: string[] | null;
+}
 
 export interface Cause {
   outcome: Outcome;
@@ -86,10 +96,69 @@ function incarnationMismatch(ex: Exchange, history: Exchange[]): Cause {
   };
 }
 
-export function causeOf(ex: Exchange, history: Exchange[] = []): Cause {
+function unauthorized(ex: Exchange): Cause {
+  const c = parseBearerChallenge(responseHeader(ex, "www-authenticate"));
+  const refused = c?.error === "invalid_token";
+  return {
+    outcome: "401",
+    headline: refused
+      ? `The server refused the token${c?.description ? ` (${c.description})` : ""}: unknown, expired, or for another server. Nothing was done.`
+      : "This server needs a bearer token for this, and the request carried none. Nothing was done.",
+    next: "Enter a token in the console (it asks, and keeps it for this tab only); scripts send Authorization: Bearer $URSA_TOKEN.",
+    rules: [],
+  };
+}
+
+function insufficientScope(ex: Exchange, access: AccessView | null): Cause {
+  const scope = parseBearerChallenge(responseHeader(ex, "www-authenticate"))?.scope ?? "another";
+  const has = access ? access.scopes.join(", ") || "none" : undefined;
+  return {
+    outcome: "403-scope",
+    headline: `Not allowed with this token: this needs the ${scope} scope${has ? `, and the token has ${has}` : ""}. Nothing was changed.`,
+    next: scope === "admin" ? "Deletes, retention and bucket changes need admin: ask for a token with it." : `Ask for a token with the ${scope} scope on this bucket.`,
+    rules: [],
+  };
+}
+
+/** Why a token limited to `buckets` gets 404 for everything in `bucket` (docs/security.md). */
+export function concealmentText(buckets: string[], bucket: string): string {
+  return `This token can see only ${buckets.join(", ") || "no bucket"}. For anything in bucket ${bucket} the server answers 404 whether it exists or not, so that a token never learns which other buckets there are.`;
+}
+
+/** A 404 for a bucket the token cannot see: the server answers it whether or not the bucket exists. */
+function concealed(ex: Exchange, access: AccessView | null): Cause | null {
+  const bucket = parsePath(ex.request.path)?.bucket;
+  if (!access?.authenticated || access.buckets === null || bucket === undefined || access.buckets.includes(bucket)) return null;
+  return { outcome: "not-found", headline: `404, and this token cannot tell you more. ${concealmentText(access.buckets, bucket)}`, rules: [] };
+}
+
+function gone(ex: Exchange): Cause {
+  const earliest = responseHeader(ex, "stream-earliest-offset");
+  return {
+    outcome: "410-gone",
+    headline: `Below the retained floor: retention trimmed the start of this stream${earliest ? `, which is now readable from ${earliest}` : ""}. Even offset=-1 answers 410.`,
+    next: "Recover through bootstrap (GET …/bootstrap): the snapshot stands for everything before the floor, and the messages after it follow. A prefix-count writer takes its count from the snapshot.",
+    rules: ["prefix-3"],
+  };
+}
+
+export function causeOf(ex: Exchange, history: Exchange[] = [], access: AccessView | null = null): Cause {
   const outcome = classify(ex);
   const res = ex.response;
   switch (outcome) {
+    case "401":
+      return unauthorized(ex);
+    case "403-scope":
+      return insufficientScope(ex, access);
+    case "410-gone":
+      return gone(ex);
+    case "409-snapshot":
+      return {
+        outcome,
+        headline: `Snapshot or retention refused: ${ex.errorMessage ?? "it conflicts with the stream's snapshot or floor"}. Nothing was changed.`,
+        next: "A snapshot must be at or past the visible one (and match Stream-Snapshot-Match when sent); the floor may only rise, and never past the snapshot.",
+        rules: [],
+      };
     case "409-seq":
       return seqConflict(ex, history);
     case "412":
@@ -118,7 +187,7 @@ export function causeOf(ex: Exchange, history: Exchange[] = []): Cause {
     case "duplicate":
       return { outcome, headline: "A duplicate: this producer's append with this Producer-Seq was already accepted, so nothing new was written.", rules: ["seq-dedup"] };
     case "not-found":
-      return {
+      return concealed(ex, access) ?? {
         outcome,
         headline:
           requestHeader(ex, "stream-incarnation") !== undefined && ex.request.method !== "PUT"

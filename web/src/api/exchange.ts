@@ -2,6 +2,8 @@
 // 412 is the answer the console exists to show, so it comes back as data like a 200 does.
 // Only a missing response (network failure, abort) is reported, still as data.
 import type { Exchange, ProtocolRequest } from "./types";
+import { addBearer, noticeChallenge } from "./credentials";
+import { encodeFrames } from "./frames";
 
 let counter = 0;
 export function exchangeId(): string {
@@ -26,14 +28,19 @@ export function defaultOrigin(): string {
   return typeof location !== "undefined" ? location.origin : "http://127.0.0.1:4437";
 }
 
-/** Turn the request object into exactly the fetch call that sends it. */
-export function toFetchInit(req: ProtocolRequest, signal?: AbortSignal): RequestInit {
+/**
+ * Turn the request object into exactly the fetch call that sends it, with the console's bearer
+ * token when it has one (`bearer` says whether it was added).
+ */
+export function toFetchInit(req: ProtocolRequest, signal?: AbortSignal): RequestInit & { bearer: boolean } {
   const headers = new Headers();
   for (const [k, v] of req.headers) headers.append(k, v);
-  const init: RequestInit = { method: req.method, headers, signal, cache: "no-store" };
+  const bearer = addBearer(headers);
+  const init: RequestInit & { bearer: boolean } = { method: req.method, headers, signal, cache: "no-store", bearer };
   // A Blob without a type keeps fetch from inventing "Content-Type: text/plain" when the
   // user deliberately sent a body without one (the server must see MISSING_CONTENT_TYPE).
-  if (req.body !== undefined) init.body = new Blob([req.body]);
+  if (req.frames !== undefined) init.body = new Blob([encodeFrames(req.frames) as Uint8Array<ArrayBuffer>]);
+  else if (req.body !== undefined) init.body = new Blob([req.body]);
   return init;
 }
 
@@ -44,7 +51,12 @@ export async function send(req: ProtocolRequest, opts: SendOptions = {}): Promis
   const t0 = performance.now();
   const ex: Exchange = { id: exchangeId(), origin, request: req, startedAt, durationMs: 0 };
   try {
-    const res = await doFetch(origin + req.path, toFetchInit(req, opts.signal));
+    const { bearer, ...init } = toFetchInit(req, opts.signal);
+    if (bearer) ex.bearer = true;
+    const res = await doFetch(origin + req.path, init);
+    // fetch follows a 307 by itself and a page cannot see the 307 (an opaque redirect): say where it went.
+    if (res.redirected) ex.redirectedTo = res.url;
+    noticeChallenge(res.status, res.headers.get("www-authenticate"), req.path);
     const { bytes, cut } = await readBody(res, opts.maxReadMs);
     if (cut) ex.bodyCut = `stopped reading after ${opts.maxReadMs} ms: the response was still open`;
     const headers: [string, string][] = [];

@@ -27,6 +27,11 @@ export function explainingHeaders(ex: Exchange): Explanation[] {
       return [{ header: "stream-next-offset", why: "Nothing was appended: the request's Content-Type differs from the stream's (parameters count)." }];
     case "412":
       return [{ header: "stream-incarnation", why: "The token of the stream at this URL now; the one you sent is not it." }];
+    case "410-gone":
+      return [{ header: "stream-earliest-offset", why: "The retained floor: the stream is readable from here; bootstrap for what came before." }];
+    case "401":
+    case "403-scope":
+      return [{ header: "www-authenticate", why: "What the server asks for: a bearer token, or (insufficient_scope) the scope this request needs." }];
     case "403-stale-epoch":
       return [{ header: "producer-epoch", why: "The producer's current epoch: a newer owner took over, so yours is fenced." }];
     case "duplicate":

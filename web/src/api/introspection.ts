@@ -19,17 +19,32 @@ export type {
   StreamPage,
   StreamSortKey,
   StreamSummary,
+  WhoAmI,
 } from "../../../server/introspection-api";
 export { STREAM_SORT_KEYS } from "../../../server/introspection-api";
-import type { BucketPage, ForkTree, MessageIndexPage, SearchPage, ServerInfo, SortOrder, StreamDetail, StreamFilters, StreamPage, StreamSortKey } from "../../../server/introspection-api";
+import type { BucketPage, ForkTree, MessageIndexPage, SearchPage, ServerInfo, SortOrder, StreamDetail, StreamFilters, StreamPage, StreamSortKey, WhoAmI } from "../../../server/introspection-api";
+import { addBearer, noticeChallenge, parseBearerChallenge } from "./credentials";
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code?: string; message: string };
 
 export const API_BASE = "/__ursula/api";
 
+/**
+ * A GET of the console's own API, with its bearer token; a 401 challenge goes to its owner unless
+ * `challenge` is false (metrics: a server with public reads still keeps them for tokens, and the
+ * server page says so instead of asking for one on every visit).
+ */
+async function authorizedGet(path: string, signal?: AbortSignal, challenge = true): Promise<Response> {
+  const headers = new Headers();
+  addBearer(headers);
+  const res = await fetch(path, { signal, cache: "no-store", headers });
+  if (challenge || parseBearerChallenge(res.headers.get("www-authenticate"))?.error === "invalid_token") noticeChallenge(res.status, res.headers.get("www-authenticate"), path);
+  return res;
+}
+
 async function getJson<T>(path: string, signal?: AbortSignal): Promise<ApiResult<T>> {
   try {
-    const res = await fetch(API_BASE + path, { signal, cache: "no-store" });
+    const res = await authorizedGet(API_BASE + path, signal);
     const text = await res.text();
     let body: unknown;
     try {
@@ -100,14 +115,66 @@ export const introspection = {
     ),
 };
 
+export type MetricsResult = { ok: true; text: string; at: number } | { ok: false; status: number; code?: string; message: string };
+
 /** The server's Prometheus text, or why there is none (a server without /__ursula/metrics answers 404). */
-export async function fetchMetrics(signal?: AbortSignal): Promise<{ ok: true; text: string; at: number } | { ok: false; status: number; message: string }> {
+export async function fetchMetrics(signal?: AbortSignal): Promise<MetricsResult> {
   try {
-    const res = await fetch("/__ursula/metrics", { signal, cache: "no-store" });
-    if (!res.ok) return { ok: false, status: res.status, message: res.statusText };
+    const res = await authorizedGet("/__ursula/metrics", signal, false);
+    if (!res.ok) {
+      const text = await res.text();
+      let err: { code?: string; message?: string } | undefined;
+      try {
+        err = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
+      } catch {
+        /* not an error body */
+      }
+      return { ok: false, status: res.status, code: err?.code, message: err?.message ?? res.statusText };
+    }
     return { ok: true, text: await res.text(), at: Date.now() };
   } catch (e) {
     return { ok: false, status: 0, message: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+export type Readiness = { ready: boolean; status: number; reason?: string } | { ready: null; message: string };
+
+/** GET /__ursula/ready: 200 while the store is open and takes writes, else 503 and why (no token needed). */
+export async function fetchReadiness(signal?: AbortSignal): Promise<Readiness> {
+  try {
+    const res = await fetch("/__ursula/ready", { signal, cache: "no-store" });
+    let reason: string | undefined;
+    try {
+      reason = ((await res.json()) as { reason?: string }).reason;
+    } catch {
+      /* no JSON body */
+    }
+    return { ready: res.status === 200, status: res.status, reason };
+  } catch (e) {
+    return { ready: null, message: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+export type WhoAmIResult = { ok: true; data: WhoAmI } | { ok: false; status: number; message: string; invalidToken: boolean };
+
+/**
+ * GET /__ursula/api/whoami with this token (or none): what it may do. A refused token is a 401;
+ * the answer is not reported as a challenge, since whoever asked is deciding about the token.
+ */
+export async function fetchWhoAmI(token: string | null, signal?: AbortSignal): Promise<WhoAmIResult> {
+  try {
+    const res = await fetch(`${API_BASE}/whoami`, { signal, cache: "no-store", headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const text = await res.text();
+    if (res.ok) return { ok: true, data: JSON.parse(text) as WhoAmI };
+    let message = res.statusText;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+    } catch {
+      /* not an error body */
+    }
+    return { ok: false, status: res.status, message, invalidToken: parseBearerChallenge(res.headers.get("www-authenticate"))?.error === "invalid_token" };
+  } catch (e) {
+    return { ok: false, status: 0, message: e instanceof Error ? e.message : String(e), invalidToken: false };
   }
 }
 

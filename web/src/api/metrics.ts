@@ -1,7 +1,22 @@
 // The server's metrics in the Prometheus text format (/__ursula/metrics), parsed for the server
-// page: the append rate from a counter's increase between two scrapes, commit latency from a
-// histogram's buckets (or a summary's quantiles). Names are looked up by what they measure, so
-// the page keeps working if the exporter adds or renames a prefix.
+// page: rates from a counter's increase between two scrapes, latencies from the histogram buckets
+// that filled in that time. The names are ursa's own (server/ops/server-metrics.ts).
+
+/** The families the server page reads, by what they measure. */
+export const METRIC = {
+  appendedMessages: "ursa_appended_messages_total",
+  appendedBytes: "ursa_appended_bytes_total",
+  commitSeconds: "ursa_group_commit_commit_seconds",
+  syncSeconds: "ursa_group_commit_sync_seconds",
+  batchWrites: "ursa_group_commit_batch_writes",
+  requests: "ursa_http_requests_total",
+  liveReaders: "ursa_live_readers",
+  loopLag: "ursa_event_loop_lag_seconds",
+  loopLagMax: "ursa_event_loop_lag_max_seconds",
+  databaseBytes: "ursa_database_bytes",
+  walBytes: "ursa_wal_bytes",
+  ready: "ursa_ready",
+} as const;
 
 export interface Sample {
   name: string;
@@ -61,16 +76,16 @@ export function total(f: Family, name = f.name): number {
   return f.samples.filter((s) => s.name === name).reduce((sum, s) => sum + s.value, 0);
 }
 
-function find(families: Map<string, Family>, preferred: string, matches: (f: Family) => boolean): Family | undefined {
-  return families.get(preferred) ?? [...families.values()].find(matches);
+/** The value of a gauge or counter family (all label sets summed), or null when it is not exported. */
+export function value(families: Map<string, Family>, name: string): number | null {
+  const f = families.get(name);
+  return f && f.samples.length ? total(f) : null;
 }
 
-export function appendCounter(families: Map<string, Family>): Family | undefined {
-  return find(families, "ursa_appends_total", (f) => f.type === "counter" && /append/i.test(f.name) && !/byte/i.test(f.name));
-}
-
-export function commitLatency(families: Map<string, Family>): Family | undefined {
-  return find(families, "ursa_commit_duration_seconds", (f) => (f.type === "histogram" || f.type === "summary") && /commit/i.test(f.name));
+/** One sample's value by its labels, e.g. the SSE readers of ursa_live_readers{kind="sse"}. */
+export function labelled(families: Map<string, Family>, name: string, labels: Record<string, string>): number | null {
+  const s = families.get(name)?.samples.find((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v));
+  return s ? s.value : null;
 }
 
 /** Cumulative bucket counts by upper bound, summed over label sets other than `le`. */
@@ -107,10 +122,4 @@ export function histogramQuantile(q: number, cumulative: [number, number][]): nu
     lowerCount = c;
   }
   return lowerBound;
-}
-
-/** A summary's quantile sample (e.g. 0.99), summed over label sets; undefined if it has none. */
-export function summaryQuantile(f: Family, q: number): number | undefined {
-  const s = f.samples.filter((x) => x.name === f.name && x.labels.quantile !== undefined && Number(x.labels.quantile) === q);
-  return s.length ? Math.max(...s.map((x) => x.value)) : undefined;
 }

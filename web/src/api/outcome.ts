@@ -3,6 +3,7 @@
 // a 409 with Stream-Last-Seq is a Stream-Seq conflict and nothing else (spec §5.2).
 import type { Exchange } from "./types";
 import { getHeader } from "./headers";
+import { parsePath } from "./paths";
 
 export type Outcome =
   | "accepted"
@@ -15,9 +16,13 @@ export type Outcome =
   | "409-producer"
   | "409-closed"
   | "409-content-type"
+  | "409-snapshot"
   | "409-other"
   | "412"
   | "403-stale-epoch"
+  | "401"
+  | "403-scope"
+  | "410-gone"
   | "429-producer-limit"
   | "not-found"
   | "error"
@@ -34,9 +39,13 @@ export const OUTCOME_LABEL: Record<Outcome, string> = {
   "409-producer": "409 producer",
   "409-closed": "409 closed",
   "409-content-type": "409 content type",
+  "409-snapshot": "409 snapshot",
   "409-other": "409",
   "412": "412",
   "403-stale-epoch": "403 stale epoch",
+  "401": "401 token",
+  "403-scope": "403 scope",
+  "410-gone": "410 gone",
   "429-producer-limit": "429 producer limit",
   "not-found": "404",
   error: "error",
@@ -61,17 +70,23 @@ export function classify(ex: Exchange): Outcome {
   const req = ex.request;
   const code = ex.errorCode;
   if (status === 412) return "412";
+  if (status === 401) return "401";
+  if (status === 403 && code === "INSUFFICIENT_SCOPE") return "403-scope";
   if (status === 403 && (code === "PRODUCER_EPOCH_STALE" || code === undefined)) return "403-stale-epoch";
+  if (status === 410 && code !== "STREAM_SOFT_DELETED") return "410-gone";
   if (status === 409) {
     if (code === "STREAM_SEQ_CONFLICT" || getHeader(headers, "stream-last-seq") !== undefined) return "409-seq";
     if (code === "PRODUCER_SEQ_CONFLICT" || getHeader(headers, "producer-expected-seq") !== undefined) return "409-producer";
     if (code === "STREAM_CLOSED" || getHeader(headers, "stream-closed") === "true") return "409-closed";
     if (code === "CONTENT_TYPE_MISMATCH") return "409-content-type";
+    if (code === "SNAPSHOT_CONFLICT") return "409-snapshot";
     return "409-other";
   }
   if (status === 429 && code === "PRODUCER_LIMIT") return "429-producer-limit";
   if (status === 404) return "not-found";
   if (status >= 200 && status < 300) {
+    // A sub-resource write (attributes, a snapshot, the floor, a batch) changes the stream it names.
+    if (req.method !== "GET" && req.method !== "HEAD" && parsePath(req.path)?.sub) return req.method === "DELETE" ? "deleted" : "accepted";
     switch (req.method) {
       case "POST":
         return isDuplicate(ex) ? "duplicate" : "accepted";
@@ -114,8 +129,12 @@ export function outcomeTone(o: Outcome): "ok" | "warn" | "bad" | "info" {
     case "409-producer":
     case "409-closed":
     case "409-content-type":
+    case "409-snapshot":
     case "409-other":
     case "412":
+    case "410-gone":
+    case "401":
+    case "403-scope":
     case "429-producer-limit":
     case "not-found":
       return "warn";

@@ -1,7 +1,9 @@
 // One SSE read over fetch (not EventSource: it cannot send Stream-Incarnation, and we need
-// the status of a refused connect). Frames are parsed by eventsource-parser. The function
+// the status of a refused connect). Being fetch, it sends the console's token as a header too,
+// where EventSource would need ?access_token= in the URL (docs/security.md: prefer the header). Frames are parsed by eventsource-parser. The function
 // resolves when the connection ends and says why; reconnecting is the tail model's job.
 import { createParser } from "eventsource-parser";
+import { addBearer, noticeChallenge } from "./credentials";
 
 export interface SseControl {
   streamNextOffset: string;
@@ -43,11 +45,14 @@ export async function readSse(req: SseRequest, h: SseHandlers): Promise<SseEnd> 
   const doFetch = req.fetchImpl ?? fetch;
   let res: Response;
   try {
-    res = await doFetch(req.url, { headers: req.headers, signal: req.signal, cache: "no-store" });
+    const headers = new Headers(req.headers);
+    addBearer(headers);
+    res = await doFetch(req.url, { headers, signal: req.signal, cache: "no-store" });
   } catch (e) {
     return req.signal.aborted ? { kind: "aborted" } : { kind: "failed", message: errText(e) };
   }
   if (res.status !== 200 || !res.body) {
+    noticeChallenge(res.status, res.headers.get("www-authenticate"), new URL(req.url).pathname);
     let code: string | undefined;
     try {
       code = ((await res.json()) as { error?: { code?: string } }).error?.code;

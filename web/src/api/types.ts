@@ -15,6 +15,11 @@ export interface ProtocolRequest {
   headers: HeaderList;
   /** Text body. Absent means no body at all (not an empty one). */
   body?: string;
+  /**
+   * An append-batch body instead of `body`: each frame is sent as a 4-byte big-endian length and
+   * then its UTF-8 bytes (api/frames.ts). Kept as the frames, so the timeline shows what was sent.
+   */
+  frames?: string[];
 }
 
 export interface ProtocolResponse {
@@ -39,6 +44,10 @@ export interface Exchange {
   networkError?: string;
   /** Set when the console stopped reading a body that does not end by itself (SSE). */
   bodyCut?: string;
+  /** The console added its bearer token (state/auth.ts); the token itself is never kept here. */
+  bearer?: boolean;
+  /** The browser followed a redirect (a 307 to the latest snapshot) to this URL; `response` is the target's. */
+  redirectedTo?: string;
   /** The `error.code` of a JSON error body, when there is one. */
   errorCode?: string;
   errorMessage?: string;

@@ -4,6 +4,7 @@ import { ComposerModel } from "./composer";
 import { RaceRunner } from "./raceRunner";
 import { createOutboxLab } from "./outboxLab";
 import { createIncarnationLab } from "./incarnationLab";
+import { CompactionLab } from "./compactionLab";
 import { recorded } from "./transport";
 import { signal } from "@preact/signals";
 import { createDemo, type DemoCtx } from "./demo";
@@ -21,6 +22,7 @@ export const browseTransport = recorded("browse");
 export const raceLab = new RaceRunner(recorded("race lab"), { bucket: LAB_BUCKET });
 export const outboxLab = createOutboxLab(recorded("outbox lab"), LAB_BUCKET);
 export const incarnationLab = createIncarnationLab(recorded("incarnation lab"), LAB_BUCKET);
+export const compactionLab = new CompactionLab(recorded("compaction lab"), LAB_BUCKET);
 
 /** The demo bucket's run, once started from the start page (it survives leaving the page). */
 export const demoRun = signal<ScriptedLab<DemoCtx> | null>(null);

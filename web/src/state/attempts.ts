@@ -4,8 +4,9 @@
 import { computed, signal } from "@preact/signals";
 import type { Exchange } from "../api/types";
 import { classify, type Outcome } from "../api/outcome";
+import { maskHeaderValue, maskQueryToken } from "../api/credentials";
 
-export type AttemptSource = "composer" | "retry" | "browse" | "demo" | "race lab" | "outbox lab" | "incarnation lab";
+export type AttemptSource = "composer" | "retry" | "browse" | "demo" | "race lab" | "outbox lab" | "incarnation lab" | "compaction lab";
 
 export interface Attempt {
   id: string;
@@ -35,6 +36,18 @@ export function matchesFilter(a: Attempt, f: AttemptFilter): boolean {
 }
 
 const BODY_KEEP = 4096;
+const FRAMES_KEEP = 64;
+
+/**
+ * The exchange as the timeline keeps it: a token typed into an Authorization header or an
+ * access_token parameter replaced by $URSA_TOKEN (the console's own token is never in a request).
+ */
+export function withoutSecrets(ex: Exchange): Exchange {
+  const path = maskQueryToken(ex.request.path);
+  const masked = ex.request.headers.some(([k, v]) => maskHeaderValue(k, v) !== v);
+  if (path === ex.request.path && !masked) return ex;
+  return { ...ex, request: { ...ex.request, path, headers: ex.request.headers.map(([k, v]) => [k, maskHeaderValue(k, v)]) } };
+}
 
 /** What survives into storage: the whole exchange with long bodies cut and no raw bytes. */
 function forStorage(a: Attempt): Attempt {
@@ -44,7 +57,11 @@ function forStorage(a: Attempt): Attempt {
     ...a,
     exchange: {
       ...ex,
-      request: { ...ex.request, body: ex.request.body === undefined ? undefined : cut(ex.request.body) },
+      request: {
+        ...ex.request,
+        body: ex.request.body === undefined ? undefined : cut(ex.request.body),
+        frames: ex.request.frames?.slice(0, FRAMES_KEEP).map(cut),
+      },
       response: ex.response && { ...ex.response, bodyBytes: undefined, bodyText: cut(ex.response.bodyText) },
     },
   };
@@ -77,7 +94,7 @@ export class AttemptLog {
   }
 
   record(exchange: Exchange, source: AttemptSource): Attempt {
-    const attempt: Attempt = { id: exchange.id, source, outcome: classify(exchange), exchange };
+    const attempt: Attempt = { id: exchange.id, source, outcome: classify(exchange), exchange: withoutSecrets(exchange) };
     this.entries.value = [attempt, ...this.entries.value].slice(0, this.cap);
     this.save();
     return attempt;

@@ -48,6 +48,50 @@ describe("buildRequest", () => {
   });
 });
 
+describe("buildRequest for sub-resources", () => {
+  test("append-batch: the frames are the body; write guards are shown (and sent) to teach the 400", () => {
+    const req = buildRequest({ ...DEFAULT_FORM, endpoint: "append-batch", target: "/demo/s", frames: ['{"n":1}', "[2,3]"], preferMinimal: true, seqOn: true, incarnationOn: true, incarnation: "7" });
+    expect(req).toEqual({
+      method: "POST",
+      path: "/demo/s/append-batch",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Stream-Seq", DEFAULT_FORM.seq],
+        ["Stream-Incarnation", "7"],
+        ["Prefer", "return=minimal"],
+      ],
+      body: undefined,
+      frames: ['{"n":1}', "[2,3]"],
+    });
+  });
+  test("a guard that does not apply is never sent, whatever its toggle says", () => {
+    const on = { ...DEFAULT_FORM, target: "/demo/s", seqOn: true, producerOn: true, closedOn: true, ttlOn: true, snapshotMatchOn: true, snapshotMatch: "ab", incarnationOn: true, incarnation: "7" };
+    expect(buildRequest({ ...on, endpoint: "retention", method: "PUT", offset: "0000000000000000_0000000000000008" })).toEqual({
+      method: "PUT",
+      path: "/demo/s/retention/0000000000000000_0000000000000008",
+      headers: [["Stream-Incarnation", "7"]],
+      body: undefined,
+    });
+    const snap = buildRequest({ ...on, endpoint: "snapshot-at", method: "PUT", offset: "0000000000000000_0000000000000008", body: '{"count":1}' });
+    expect(snap.headers).toEqual([
+      ["Content-Type", "application/json"],
+      ["Stream-Incarnation", "7"],
+      ["Stream-Snapshot-Match", "ab"],
+    ]);
+    expect(buildRequest({ ...on, endpoint: "bootstrap", method: "GET", query: "offset=-1" })).toEqual({ method: "GET", path: "/demo/s/bootstrap", headers: [["Stream-Incarnation", "7"]], body: undefined });
+  });
+  test("switching the endpoint keeps the method only where it is answered", () => {
+    const c = new ComposerModel(fakeServer().transport);
+    c.update({ method: "DELETE" });
+    c.setEndpoint("bootstrap");
+    expect(c.form.value.method).toBe("GET");
+    c.setEndpoint("snapshot-at");
+    expect(c.form.value.method).toBe("GET");
+    c.setEndpoint("attrs");
+    expect([c.form.value.method, c.form.value.contentType]).toEqual(["GET", "application/json"]);
+  });
+});
+
 describe("ComposerModel", () => {
   async function setup() {
     const server = fakeServer();

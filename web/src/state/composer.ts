@@ -1,15 +1,26 @@
-// The request composer: a form that can express any protocol request, the exchange it last
-// produced, and the retry-from-409 flow. The form is plain data; `buildRequest` turns it into
-// the request object that is sent and that the curl/fetch snippets are built from.
+// The request composer: a form that can express any protocol request, to a stream or any of its
+// sub-resources (endpoints.ts), the exchange it last produced, and the retry-from-409 flow. The
+// form is plain data; `buildRequest` turns it into the request object that is sent and that the
+// curl/fetch snippets are built from.
 import { batch, signal } from "@preact/signals";
 import type { Exchange, HeaderList, Method, ProtocolRequest } from "../api/types";
 import { getHeader } from "../api/headers";
-import { pathOf, type Transport } from "./transport";
+import type { Transport } from "./transport";
+import { streamPathOf } from "../api/paths";
 import { planRetry, retryEligible, retryRequest, type RetryPlan } from "./retry";
+import { ENDPOINTS, endpointSuffix, type Endpoint, type Guard } from "./endpoints";
 
 export interface ComposerForm {
   method: Method;
   target: string;
+  endpoint: Endpoint;
+  /** The {offset} of snapshot/{offset} and retention/{offset}. */
+  offset: string;
+  /** An append-batch body: one append per frame. */
+  frames: string[];
+  preferMinimal: boolean;
+  snapshotMatchOn: boolean;
+  snapshotMatch: string;
   query: string;
   contentType: string;
   sendContentType: boolean;
@@ -34,6 +45,12 @@ export interface ComposerForm {
 export const DEFAULT_FORM: ComposerForm = {
   method: "POST",
   target: "",
+  endpoint: "stream",
+  offset: "",
+  frames: ['{"type":"step","n":1}', '[{"type":"step","n":2},{"type":"step","n":3}]'],
+  preferMinimal: false,
+  snapshotMatchOn: false,
+  snapshotMatch: "",
   query: "offset=-1",
   contentType: "application/json",
   sendContentType: true,
@@ -55,25 +72,35 @@ export const DEFAULT_FORM: ComposerForm = {
   extraHeaders: "",
 };
 
-export const hasBody = (m: Method) => m === "POST" || m === "PUT";
+/** What the form's body is for its endpoint and method: text, frames, or none. */
+export const bodyKind = (f: Pick<ComposerForm, "endpoint" | "method">) => ENDPOINTS[f.endpoint].body(f.method);
+
+/** The guards that apply to the form's endpoint and method; the others are never sent. */
+export const guardsFor = (f: Pick<ComposerForm, "endpoint" | "method">): Guard[] => ENDPOINTS[f.endpoint].guards(f.method);
 
 /** The form as the exact request object that will be sent. Header order is the order shown. */
 export function buildRequest(f: ComposerForm): ProtocolRequest {
   const headers: HeaderList = [];
-  const body = hasBody(f.method) && f.body.length > 0 ? f.body : undefined;
-  if (hasBody(f.method) && f.sendContentType && f.contentType.trim()) headers.push(["Content-Type", f.contentType.trim()]);
-  if (f.seqOn) headers.push(["Stream-Seq", f.seq]);
-  if (f.producerOn) headers.push(["Producer-Id", f.producerId], ["Producer-Epoch", f.producerEpoch.trim()], ["Producer-Seq", f.producerSeq.trim()]);
-  if (f.incarnationOn) headers.push(["Stream-Incarnation", f.incarnation.trim()]);
-  if (f.closedOn) headers.push(["Stream-Closed", "true"]);
-  if (f.ttlOn) headers.push(f.ttlMode === "ttl" ? ["Stream-TTL", f.ttl.trim()] : ["Stream-Expires-At", f.expiresAt.trim()]);
+  const kind = bodyKind(f);
+  const on = new Set(guardsFor(f));
+  const body = kind === "text" && f.body.length > 0 ? f.body : undefined;
+  if (kind !== "none" && f.sendContentType && f.contentType.trim()) headers.push(["Content-Type", f.contentType.trim()]);
+  if (on.has("seq") && f.seqOn) headers.push(["Stream-Seq", f.seq]);
+  if (on.has("producer") && f.producerOn) headers.push(["Producer-Id", f.producerId], ["Producer-Epoch", f.producerEpoch.trim()], ["Producer-Seq", f.producerSeq.trim()]);
+  if (on.has("incarnation") && f.incarnationOn) headers.push(["Stream-Incarnation", f.incarnation.trim()]);
+  if (on.has("closed") && f.closedOn) headers.push(["Stream-Closed", "true"]);
+  if (on.has("ttl") && f.ttlOn) headers.push(f.ttlMode === "ttl" ? ["Stream-TTL", f.ttl.trim()] : ["Stream-Expires-At", f.expiresAt.trim()]);
+  if (on.has("snapshot-match") && f.snapshotMatchOn) headers.push(["Stream-Snapshot-Match", f.snapshotMatch.trim()]);
+  if (on.has("prefer-minimal") && f.preferMinimal) headers.push(["Prefer", "return=minimal"]);
   for (const line of f.extraHeaders.split("\n")) {
     const i = line.indexOf(":");
     if (i > 0) headers.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
   }
-  const target = f.target.trim() || "/";
-  const query = f.method === "GET" ? f.query.trim().replace(/^\?/, "") : "";
-  return { method: f.method, path: query ? `${target}?${query}` : target, headers, body };
+  const target = (f.target.trim() || "/").replace(/\/+$/, "") + endpointSuffix(f.endpoint, f.offset);
+  const query = f.method === "GET" && f.endpoint === "stream" ? f.query.trim().replace(/^\?/, "") : "";
+  const req: ProtocolRequest = { method: f.method, path: query ? `${target}?${query}` : target || "/", headers, body };
+  if (kind === "frames") req.frames = [...f.frames];
+  return req;
 }
 
 export type RetryState = { kind: "none" } | { kind: "planning" } | { kind: "ready"; plan: RetryPlan } | { kind: "error"; message: string };
@@ -93,6 +120,16 @@ export class ComposerModel {
 
   update(patch: Partial<ComposerForm>): void {
     this.form.value = { ...this.form.value, ...patch };
+  }
+
+  /** Switches what the request addresses; a method the endpoint does not answer becomes its first. */
+  setEndpoint(endpoint: Endpoint): void {
+    const spec = ENDPOINTS[endpoint];
+    const f = this.form.value;
+    const patch: Partial<ComposerForm> = { endpoint, method: spec.methods.includes(f.method) ? f.method : spec.methods[0]! };
+    // Attributes are JSON, whatever the stream's type.
+    if (endpoint === "attrs" && f.endpoint !== "attrs") Object.assign(patch, { contentType: "application/json", sendContentType: true, body: '{"title":"","metadata":{}}' });
+    this.update(patch);
   }
 
   async send(): Promise<Exchange> {
@@ -123,9 +160,10 @@ export class ComposerModel {
 
   private async sendRequest(req: ProtocolRequest, transport: Transport, plan: RetryPlan | null): Promise<Exchange> {
     this.sending.value = true;
-    // An SSE read never ends by itself: show what the first seconds brought.
+    // An SSE read never ends by itself: show what the first seconds brought. A bootstrap is
+    // multipart with message bytes of any kind: keep them exact to split the parts.
     const live = /[?&]live=sse(&|$)/.test(req.path);
-    const ex = await transport(req, live ? { maxReadMs: 3000 } : undefined);
+    const ex = await transport(req, live ? { maxReadMs: 3000 } : /\/bootstrap(\?|$)/.test(req.path) ? { keepBytes: true } : undefined);
     batch(() => {
       this.sending.value = false;
       this.last.value = ex;
@@ -141,7 +179,10 @@ export class ComposerModel {
     const f = this.form.value;
     const patch: Partial<ComposerForm> = {};
     const token = getHeader(ex.response?.headers, "stream-incarnation");
-    if (token && pathOf(ex.request.path) === f.target.trim()) patch.incarnation = token;
+    if (token && streamPathOf(ex.request.path) === f.target.trim()) patch.incarnation = token;
+    // The digest a conditional publish matches on: the visible snapshot's, as the last answer gave it.
+    const digest = getHeader(ex.response?.headers, "stream-snapshot-digest");
+    if (digest && streamPathOf(ex.request.path) === f.target.trim()) patch.snapshotMatch = digest;
     const status = ex.response?.status;
     if (f.producerOn && f.autoIncrement && status === 200 && getHeader(ex.request.headers, "producer-seq") === f.producerSeq.trim()) {
       patch.producerSeq = String(Number(f.producerSeq) + 1);

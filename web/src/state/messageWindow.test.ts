@@ -48,6 +48,29 @@ describe("message window: open, grow, cap", () => {
   });
 });
 
+describe("retention", () => {
+  test("rows below a new floor leave the window; the selection moves to what is left", async () => {
+    const s = fakeStream(texts(10));
+    const w = new MessageWindow(s.deps, "json");
+    await w.open({ kind: "oldest" });
+    w.select(s.metas[1]!.offset);
+    await w.dropBelow(s.metas[4]!.offset);
+    expect(w.rows.value.map((m) => m.text)).toEqual(texts(10).slice(4));
+    expect([w.hasBefore.value, w.selected.value]).toEqual([false, s.metas[4]!.offset]);
+    // A page read while the floor moved does not bring trimmed rows back.
+    const t = new MessageWindow(s.deps, "json");
+    await t.open({ kind: "oldest" });
+    const growing = t.loadAfter();
+    await t.dropBelow(s.metas[6]!.offset);
+    await growing;
+    expect(t.rows.value.map((m) => m.text)).toEqual(texts(10).slice(6));
+    // A floor past every row opens the window again (here: the fake still serves from 0).
+    const calls = s.calls.index.length;
+    await w.dropBelow(s.bytes.length);
+    expect(s.calls.index.length).toBe(calls + 1);
+  });
+});
+
 describe("seek state", () => {
   test("by time: the first message appended at or after it", async () => {
     const s = fakeStream(texts(100), (i) => 5000 + Math.floor(i / 10) * 100);

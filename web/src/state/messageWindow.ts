@@ -46,6 +46,8 @@ export class MessageWindow {
   readonly opened = signal<OpenAt | null>(null);
   readonly selected = signal<number | null>(null);
   private abort: AbortController | undefined;
+  /** The retained floor: no row below it is ever kept, even from a page read before it moved. */
+  private floor = 0;
 
   constructor(
     private readonly deps: WindowDeps,
@@ -65,7 +67,7 @@ export class MessageWindow {
     const page = await this.fetch(where, ctrl.signal);
     if (!page || ctrl.signal.aborted) return;
     batch(() => {
-      this.rows.value = page.rows;
+      this.rows.value = page.rows.filter((m) => m.offset >= this.floor);
       this.hasBefore.value = page.hasBefore;
       this.hasAfter.value = page.hasAfter;
       this.tail.value = page.index.tail_offset;
@@ -86,8 +88,11 @@ export class MessageWindow {
     const page = await this.fetch({ from }, ctrl.signal);
     if (!page || ctrl.signal.aborted) return;
     batch(() => {
-      const fresh = page.rows.filter((m) => m.offset >= from);
-      let next = rows.concat(fresh);
+      // The rows as they are now: retention may have dropped some while this page was read.
+      const now = this.rows.value;
+      const end = now.length ? now[now.length - 1]!.offset + now[now.length - 1]!.size : from;
+      const fresh = page.rows.filter((m) => m.offset >= Math.max(end, this.floor));
+      let next = now.concat(fresh);
       const over = next.length - this.maxRows;
       if (over > 0) next = next.slice(over);
       this.rows.value = next;
@@ -111,8 +116,9 @@ export class MessageWindow {
     const page = await this.fetch({ before: first.offset }, ctrl.signal);
     if (!page || ctrl.signal.aborted) return;
     batch(() => {
-      const older = page.rows.filter((m) => m.offset < first.offset);
-      let next = older.concat(rows);
+      const now = this.rows.value;
+      const older = page.rows.filter((m) => m.offset < (now[0]?.offset ?? first.offset) && m.offset >= this.floor);
+      let next = older.concat(now);
       const over = next.length - this.maxRows;
       if (over > 0) next = next.slice(0, next.length - over);
       this.rows.value = next;
@@ -128,6 +134,23 @@ export class MessageWindow {
   async refreshEnd(): Promise<void> {
     if (this.hasAfter.value || this.loading.value !== null || this.opened.value === null) return;
     await this.loadAfter();
+  }
+
+  /**
+   * Retention moved the floor: rows below it can no longer be read, so they leave the window
+   * (a window left empty opens again at the oldest message there is).
+   */
+  async dropBelow(floor: number): Promise<void> {
+    this.floor = Math.max(this.floor, floor);
+    const rows = this.rows.value;
+    if (!rows.length || rows[0]!.offset >= floor) return;
+    const kept = rows.filter((m) => m.offset >= floor);
+    if (!kept.length) return this.open({ kind: "oldest" });
+    batch(() => {
+      this.rows.value = kept;
+      this.hasBefore.value = kept[0]!.offset > floor;
+      if (this.selected.value !== null && this.selected.value < floor) this.selected.value = kept[0]!.offset;
+    });
   }
 
   select(offset: number | null): void {

@@ -15,6 +15,7 @@ export type Route =
   | { name: "race"; query: URLSearchParams }
   | { name: "outbox"; query: URLSearchParams }
   | { name: "incarnation"; query: URLSearchParams }
+  | { name: "compaction"; query: URLSearchParams }
   | { name: "server"; query: URLSearchParams }
   | { name: "notfound"; query: URLSearchParams };
 
@@ -30,7 +31,7 @@ export function parseRoute(pathname: string, search: string): Route {
   if (seg[0] === "s" && seg.length === 3) return { name: "stream", bucket: seg[1]!, stream: seg[2]!, query };
   if (seg[0] === "compose" && seg.length === 1) return { name: "compose", query };
   if (seg[0] === "timeline" && seg.length === 1) return { name: "timeline", query };
-  if (seg[0] === "lab" && seg.length === 2 && (seg[1] === "race" || seg[1] === "outbox" || seg[1] === "incarnation"))
+  if (seg[0] === "lab" && seg.length === 2 && (seg[1] === "race" || seg[1] === "outbox" || seg[1] === "incarnation" || seg[1] === "compaction"))
     return { name: seg[1], query };
   return { name: "notfound", query };
 }
@@ -50,11 +51,12 @@ export const links = {
   bucket: (bucket: string, q?: Record<string, string | undefined>) => withQuery(`${BASE}/b/${enc(bucket)}`, q),
   stream: (bucket: string, stream: string, q?: Record<string, string | undefined>) =>
     withQuery(`${BASE}/s/${enc(bucket)}/${enc(stream)}`, q),
-  compose: (target?: string) => withQuery(`${BASE}/compose`, { target }),
+  compose: (target?: string, endpoint?: string) => withQuery(`${BASE}/compose`, { target, endpoint }),
   timeline: () => `${BASE}/timeline`,
   race: () => `${BASE}/lab/race`,
   outbox: () => `${BASE}/lab/outbox`,
   incarnation: () => `${BASE}/lab/incarnation`,
+  compaction: () => `${BASE}/lab/compaction`,
 };
 
 const here = () => (typeof location !== "undefined" ? parseRoute(location.pathname, location.search) : parseRoute("/ui/", ""));

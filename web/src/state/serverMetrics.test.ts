@@ -2,22 +2,49 @@ import { expect, test } from "bun:test";
 import { parsePrometheus } from "../api/metrics";
 import { derive, MetricsModel } from "./serverMetrics";
 
-const text = (appends: number, b1: number, b2: number, inf: number) =>
-  `# TYPE ursa_appends_total counter\nursa_appends_total ${appends}\n# TYPE ursa_commit_duration_seconds histogram\nursa_commit_duration_seconds_bucket{le="0.001"} ${b1}\nursa_commit_duration_seconds_bucket{le="0.01"} ${b2}\nursa_commit_duration_seconds_bucket{le="+Inf"} ${inf}\n`;
+const read = (name: string) => Bun.file(new URL(`../api/testing/${name}`, import.meta.url)).text();
 
-test("the append rate and latency come from what changed between two scrapes", () => {
-  const a = { at: 0, families: parsePrometheus(text(100, 50, 60, 60)) };
-  const b = { at: 2000, families: parsePrometheus(text(300, 50, 160, 160)) };
+test("rates and latencies come from what changed between two real scrapes", async () => {
+  const a = { at: 0, families: parsePrometheus(await read("metrics-before.prom")) };
+  const b = { at: 2000, families: parsePrometheus(await read("metrics-after.prom")) };
   const d = derive(a, b);
-  expect(d.appendRate).toBe(100);
-  expect(d.windowMs).toBe(2000);
-  // All 100 commits of the window fell in (0.001, 0.01]: the median is inside that bucket.
-  expect(d.p50).toBeCloseTo(0.001 + 0.009 * 0.5);
-  expect(derive(null, a).appendRate).toBeNull();
+  expect(d.missing).toEqual([]);
+  // 13 messages and 92 bytes appended in 2 s.
+  expect(d.messagesPerSec).toBe(6.5);
+  expect(d.bytesPerSec).toBe(46);
+  // 10 appends, the batch, a 404 and a 409 answered (the parked long-poll is counted when it
+  // answers): 13 requests, 2 of them refused.
+  expect(d.requestsPerSec).toBe(6.5);
+  expect(d.errorRequestsPerSec).toBe(1);
+  expect(d.commit!.over).toBe("window");
+  expect(d.commit!.count).toBeGreaterThan(0);
+  expect(d.commit!.p50).toBeGreaterThan(0);
+  expect(d.commit!.p99!).toBeGreaterThanOrEqual(d.commit!.p50!);
+  expect(d.sync!.count).toBe(d.commit!.count);
+  expect(d.longPollReaders).toBe(1);
+  expect(d.ready).toBe(true);
+  expect(d.databaseBytes).toBeGreaterThan(0);
+  // The first scrape has nothing to compare with: no rate, latencies since start.
+  const first = derive(null, a);
+  expect(first.messagesPerSec).toBeNull();
+  expect(first.commit!.over).toBe("start");
 });
 
-test("a server without the endpoint is reported as such, not as an error", async () => {
-  const m = new MetricsModel(async () => ({ ok: false, status: 404, message: "Not Found" }));
+test("an idle window falls back to the latencies since start", async () => {
+  const text = await read("metrics-after.prom");
+  const d = derive({ at: 0, families: parsePrometheus(text) }, { at: 2000, families: parsePrometheus(text) });
+  expect(d.messagesPerSec).toBe(0);
+  expect(d.commit!.over).toBe("start");
+  expect(d.commit!.p50).not.toBeNull();
+});
+
+test("a server without the endpoint is reported as such; a refused scrape says why", async () => {
+  const ready = async () => ({ ready: true, status: 200 }) as const;
+  const m = new MetricsModel(async () => ({ ok: false, status: 404, message: "Not Found" }), ready);
   await m.scrape();
   expect([m.available.value, m.error.value]).toEqual([false, null]);
+  const refused = new MetricsModel(async () => ({ ok: false, status: 403, code: "INSUFFICIENT_SCOPE", message: "limited" }), ready);
+  await refused.scrape();
+  expect(refused.error.value).toEqual({ status: 403, code: "INSUFFICIENT_SCOPE", message: "limited" });
+  expect(refused.readiness.value).toEqual({ ready: true, status: 200 });
 });

@@ -4,6 +4,7 @@
 import type { Exchange, ProtocolRequest } from "../api/types";
 import { send, type SendOptions } from "../api/exchange";
 import { attempts, type AttemptSource } from "./attempts";
+import { streamPathOf } from "../api/paths";
 
 /** What the labs and models need: send one request, get the exchange back. */
 export type Transport = (req: ProtocolRequest, opts?: { keepBytes?: boolean; signal?: AbortSignal; maxReadMs?: number }) => Promise<Exchange>;
@@ -11,7 +12,10 @@ export type Transport = (req: ProtocolRequest, opts?: { keepBytes?: boolean; sig
 type ChangeListener = (path: string, ex: Exchange) => void;
 const listeners = new Set<ChangeListener>();
 
-/** Subscribe to "a write was sent to this stream path". Returns the unsubscribe function. */
+/**
+ * Subscribe to "a write was sent to this stream path" (a write to one of its sub-resources, such
+ * as its attributes or its snapshot, names the stream). Returns the unsubscribe function.
+ */
 export function onStreamChanged(fn: ChangeListener): () => void {
   listeners.add(fn);
   return () => listeners.delete(fn);
@@ -26,7 +30,7 @@ export function recorded(source: AttemptSource, base: SendOptions = {}): Transpo
   return async (req, opts) => {
     const ex = await send(req, { ...base, ...opts });
     attempts.record(ex, source);
-    if (req.method !== "GET" && req.method !== "HEAD") for (const fn of listeners) fn(pathOf(req.path), ex);
+    if (req.method !== "GET" && req.method !== "HEAD") for (const fn of listeners) fn(streamPathOf(req.path), ex);
     return ex;
   };
 }

@@ -11,7 +11,8 @@ import { Pager } from "./Pager";
 import { ListFilters } from "./ListFilters";
 import { StreamTable } from "./StreamTable";
 import { CreateStreamButton } from "../operate/CreateStreamDialog";
-import { ActionDialogs, type ActionKind, type ActionTarget } from "../operate/StreamActions";
+import { ConcealedNote } from "../access/Concealed";
+import { ActionDialogs, ResourceDialogs, type ActionKind, type ActionTarget } from "../operate/StreamActions";
 
 const show = (v: ListView) => setQuery(viewToQuery(v));
 
@@ -47,7 +48,12 @@ export function BucketPage({ bucket, query }: { bucket: string; query: URLSearch
       </div>
       <ListFilters f={view} onChange={(patch) => show(withFilter(view, patch))} />
       <section class="panel" aria-label="Stream list">
-        {list.error.value && <div class="note bad">Could not list streams: {list.error.value}</div>}
+        {list.error.value && (
+          <div class="note bad">
+            Could not list streams: {list.error.value}
+            <ConcealedNote bucket={bucket} />
+          </div>
+        )}
         <StreamTable bucket={bucket} rows={rows} view={view} onSort={(k) => show(toggleSort(view, k))} onAction={(t, kind) => setAction({ t, kind })} />
         {total !== null && rows.length === 0 && !list.stopped.value && (
           <div class="empty">{filtered || view.prefix ? "No stream matches these filters." : "This bucket holds no streams. Create one, or run a lab."}</div>
@@ -72,6 +78,7 @@ export function BucketPage({ bucket, query }: { bucket: string; query: URLSearch
         )}
       </section>
       <ActionDialogs t={action?.t ?? null} open={action?.kind ?? null} onClose={() => setAction(null)} />
+      {action && <ResourceDialogs t={action.t} open={action.kind} onClose={() => setAction(null)} />}
     </>
   );
 }

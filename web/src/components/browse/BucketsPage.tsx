@@ -9,6 +9,7 @@ import { CreateStreamButton } from "../operate/CreateStreamDialog";
 import { Link } from "../common/Link";
 import { TextFilter } from "./ListFilters";
 import { Pager } from "./Pager";
+import { auth } from "../../state/auth";
 
 const PAGE = 100;
 
@@ -37,7 +38,20 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
           <h2 id="buckets-title">Buckets</h2>
           <span class="muted">every bucket on this server and how many streams it holds</span>
         </header>
-        {list.error.value && <div class="note bad">Could not list buckets: {list.error.value.message}</div>}
+        {list.error.value && (
+          <div class="note bad">
+            {list.error.value.status === 401 ? (
+              <>
+                This server lists its buckets to a token only.{" "}
+                <button type="button" class="link" onClick={() => auth.prompt()}>
+                  Enter a token
+                </button>
+              </>
+            ) : (
+              `Could not list buckets: ${list.error.value.message}`
+            )}
+          </div>
+        )}
         <table>
           <thead>
             <tr>

@@ -35,6 +35,7 @@ export function Padded({ value }: { value: string }) {
 
 export function actionTarget(bucket: string, s: StreamListRow): ActionTarget {
   return {
+    bucket,
     stream: s.stream_id,
     path: protocolPath(bucket, s.stream_id),
     contentType: s.content_type,

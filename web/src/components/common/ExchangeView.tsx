@@ -10,8 +10,8 @@ import { CopyButton } from "./CopyButton";
 export function SnippetButtons({ ex }: { ex: Exchange }) {
   return (
     <div class="row">
-      <CopyButton label="Copy as curl" text={() => toCurl(ex.request, ex.origin)} />
-      <CopyButton label="Copy as fetch" text={() => toFetch(ex.request, ex.origin)} />
+      <CopyButton label="Copy as curl" text={() => toCurl(ex.request, ex.origin, { bearer: ex.bearer })} />
+      <CopyButton label="Copy as fetch" text={() => toFetch(ex.request, ex.origin, { bearer: ex.bearer })} />
     </div>
   );
 }
@@ -21,10 +21,10 @@ export function Snippets({ ex }: { ex: Exchange }) {
     <details class="snippets">
       <summary>curl / fetch</summary>
       <pre class="code" data-testid="curl-snippet">
-        {toCurl(ex.request, ex.origin)}
+        {toCurl(ex.request, ex.origin, { bearer: ex.bearer })}
       </pre>
       <pre class="code" data-testid="fetch-snippet" style={{ marginTop: "6px" }}>
-        {toFetch(ex.request, ex.origin)}
+        {toFetch(ex.request, ex.origin, { bearer: ex.bearer })}
       </pre>
     </details>
   );
@@ -50,6 +50,19 @@ export function BodyView({ text, label }: { text: string; label: string }) {
   );
 }
 
+/** A batch's frames as sent, one per line (the body is their length-framed bytes). */
+function FramesView({ frames }: { frames: string[] }) {
+  return (
+    <ol class="code frames-view" aria-label="Request frames">
+      {frames.map((f, i) => (
+        <li key={i} class="mono">
+          {f}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 export function ExchangeView({ ex }: { ex: Exchange }) {
   const res = ex.response;
   return (
@@ -62,6 +75,7 @@ export function ExchangeView({ ex }: { ex: Exchange }) {
         </div>
         <HeaderTable headers={ex.request.headers} label="Request headers" />
         {ex.request.body !== undefined && <BodyView text={ex.request.body} label="Request body" />}
+        {ex.request.frames && <FramesView frames={ex.request.frames} />}
         <SnippetButtons ex={ex} />
       </div>
       <div class="stack" style={{ gap: "6px" }}>

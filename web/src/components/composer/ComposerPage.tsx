@@ -1,6 +1,6 @@
-// Send any protocol request to any stream, see the whole answer, retry a lost race.
-// ?target=/bucket/stream (from a stream page) prefills the target, its content type and its
-// current incarnation token.
+// Send any protocol request to any stream or sub-resource, see the whole answer, retry a lost
+// race. ?target=/bucket/stream (from a stream page) prefills the target, its content type and
+// its current incarnation token; ?endpoint=bootstrap (or attrs, append-batch…) the sub-resource.
 import { useEffect } from "preact/hooks";
 import { introspection } from "../../api/introspection";
 import { composer } from "../../state/app";
@@ -12,10 +12,14 @@ import { RequestForm } from "./RequestForm";
 import { ResponseInspector } from "./ResponseInspector";
 import { RetryPanel } from "./RetryPanel";
 import { splitTarget } from "./TargetStatus";
-
+import { isEndpoint } from "../../state/endpoints";
 
 export function ComposerPage({ query }: { query: URLSearchParams }) {
   const target = query.get("target");
+  const endpoint = query.get("endpoint");
+  useEffect(() => {
+    if (isEndpoint(endpoint) && endpoint !== composer.form.value.endpoint) composer.setEndpoint(endpoint);
+  }, [endpoint]);
   useEffect(() => {
     if (!target || target === composer.form.value.target) return;
     composer.update({ target });
@@ -32,7 +36,7 @@ export function ComposerPage({ query }: { query: URLSearchParams }) {
       <div class="page-head">
         <div>
           <h1>Request composer</h1>
-          <div class="sub">Any protocol request, with each write guard behind a toggle. The answer is shown in full, 409s and 412s included.</div>
+          <div class="sub">Any protocol request, to a stream or one of its sub-resources, with each guard behind a toggle. The answer is shown in full, 409s and 412s included.</div>
         </div>
         <div class="actions">
           {parts && <Link href={links.stream(parts[0], parts[1])}>Open stream page →</Link>}

@@ -1,7 +1,9 @@
 // The write guards, each behind a toggle so a request can carry exactly the headers you want:
-// Stream-Seq, Producer-Id/Epoch/Seq, Stream-Incarnation, Stream-Closed, TTL or expiry.
+// Stream-Seq, Producer-Id/Epoch/Seq, Stream-Incarnation, Stream-Closed, TTL or expiry,
+// Stream-Snapshot-Match, Prefer: return=minimal. Only those that apply to the endpoint and
+// method are shown (and sent).
 import type { ComponentChildren } from "preact";
-import type { ComposerForm } from "../../state/composer";
+import { guardsFor, type ComposerForm } from "../../state/composer";
 import { SeqField } from "./SeqField";
 import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
 import { AsciiExplainer, ByteCapExplainer, DedupExplainer } from "../explainers/SeqRulesExplainer";
@@ -36,10 +38,15 @@ function Guard(props: {
   );
 }
 
+const BATCH_REFUSES = "on append-batch: 400 UNSUPPORTED_HEADER, nothing applied";
+
 export function GuardFields({ f, update, lastToken }: { f: ComposerForm; update: Update; lastToken?: string }) {
+  const shown = new Set(guardsFor(f));
+  const batch = f.endpoint === "append-batch";
   return (
     <div class="guards">
-      <Guard id="g-seq" label="Stream-Seq" on={f.seqOn} onToggle={(v) => update({ seqOn: v })} hint="compare-and-set: must be bytewise greater than the stored value"
+      {shown.has("seq") && (
+      <Guard id="g-seq" label="Stream-Seq" on={f.seqOn} onToggle={(v) => update({ seqOn: v })} hint={batch ? BATCH_REFUSES : "compare-and-set: must be bytewise greater than the stored value"}
         rules={
           <>
             <BytewiseExplainer />
@@ -50,7 +57,9 @@ export function GuardFields({ f, update, lastToken }: { f: ComposerForm; update:
       >
         <SeqField value={f.seq} enabled={f.seqOn} onChange={(seq) => update({ seq })} />
       </Guard>
-      <Guard id="g-producer" label="Producer-Id / Epoch / Seq" on={f.producerOn} onToggle={(v) => update({ producerOn: v })} hint="exactly-once retries; checked before Stream-Seq" rules={<DedupExplainer />}>
+      )}
+      {shown.has("producer") && (
+      <Guard id="g-producer" label="Producer-Id / Epoch / Seq" on={f.producerOn} onToggle={(v) => update({ producerOn: v })} hint={batch ? BATCH_REFUSES : "exactly-once retries; checked before Stream-Seq"} rules={<DedupExplainer />}>
         <div class="row">
           <input class="mono" aria-label="Producer-Id" value={f.producerId} disabled={!f.producerOn} onInput={(e) => update({ producerId: e.currentTarget.value })} style={{ width: "150px" }} />
           <label class="toggle-row">
@@ -67,13 +76,29 @@ export function GuardFields({ f, update, lastToken }: { f: ComposerForm; update:
           </label>
         </div>
       </Guard>
+      )}
+      {shown.has("incarnation") && (
       <Guard id="g-inc" label="Stream-Incarnation" on={f.incarnationOn} onToggle={(v) => update({ incarnationOn: v })} hint="412 if the stream was recreated">
         <div class="row">
           <input class="mono grow" aria-label="Stream-Incarnation value" value={f.incarnation} disabled={!f.incarnationOn} onInput={(e) => update({ incarnation: e.currentTarget.value })} />
           {lastToken && <span class="muted" style={{ fontSize: "12px" }}>prefilled from the last response</span>}
         </div>
       </Guard>
-      <Guard id="g-closed" label="Stream-Closed: true" on={f.closedOn} onToggle={(v) => update({ closedOn: v })} hint="close the stream (with or without a final body)" />
+      )}
+      {shown.has("closed") && (
+        <Guard id="g-closed" label="Stream-Closed: true" on={f.closedOn} onToggle={(v) => update({ closedOn: v })} hint={batch ? BATCH_REFUSES : "close the stream (with or without a final body)"} />
+      )}
+      {shown.has("snapshot-match") && (
+        <Guard id="g-snapshot-match" label="Stream-Snapshot-Match" on={f.snapshotMatchOn} onToggle={(v) => update({ snapshotMatchOn: v })} hint="publish only if the visible snapshot has this digest (409 otherwise)">
+          <div class="row">
+            <input class="mono grow" aria-label="Stream-Snapshot-Match value" value={f.snapshotMatch} disabled={!f.snapshotMatchOn} onInput={(e) => update({ snapshotMatch: e.currentTarget.value })} spellcheck={false} />
+          </div>
+        </Guard>
+      )}
+      {shown.has("prefer-minimal") && (
+        <Guard id="g-prefer" label="Prefer: return=minimal" on={f.preferMinimal} onToggle={(v) => update({ preferMinimal: v })} hint="204 without acks when every frame succeeds" />
+      )}
+      {shown.has("ttl") && (
       <Guard id="g-ttl" label={f.ttlMode === "ttl" ? "Stream-TTL" : "Stream-Expires-At"} on={f.ttlOn} onToggle={(v) => update({ ttlOn: v })} hint="PUT only: sliding TTL or a fixed expiry">
         <div class="row">
           <select aria-label="Lifetime header" value={f.ttlMode} disabled={!f.ttlOn} onChange={(e) => update({ ttlMode: e.currentTarget.value as "ttl" | "expires" })}>
@@ -87,6 +112,7 @@ export function GuardFields({ f, update, lastToken }: { f: ComposerForm; update:
           )}
         </div>
       </Guard>
+      )}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { HeaderTable } from "../common/HeaderTable";
 import { OutcomeChip } from "../common/OutcomeChip";
 import { BodyView, SnippetButtons, Snippets } from "../common/ExchangeView";
 import { CauseView } from "../explainers/CauseView";
+import { BatchAcks, BootstrapParts, RedirectNote } from "./ResourceAnswers";
 
 export function ResponseInspector({ ex }: { ex: Exchange | null }) {
   if (!ex) return <div class="empty">Send a request to see the server's answer here: status, every header, the error code and the timing.</div>;
@@ -37,6 +38,9 @@ export function ResponseInspector({ ex }: { ex: Exchange | null }) {
       {outcome !== "read" && <CauseView ex={ex} />}
       {ex.errorMessage && <div class="muted small-line">The server's message: {ex.errorMessage}</div>}
       {ex.bodyCut && <div class="note info">Body below is partial: {ex.bodyCut}. Use the stream page's live tail to follow it.</div>}
+      <RedirectNote ex={ex} />
+      <BatchAcks ex={ex} />
+      <BootstrapParts ex={ex} />
       {res && <HeaderTable headers={res.headers} explain={explainingHeaders(ex)} label="Response headers" />}
       {res && ex.request.method !== "HEAD" && res.bodyText && <BodyView text={res.bodyText} label="Response body" />}
       <SnippetButtons ex={ex} />

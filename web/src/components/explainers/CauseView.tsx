@@ -6,6 +6,7 @@ import type { Exchange } from "../../api/types";
 import { causeOf } from "../../api/cause";
 import { outcomeTone } from "../../api/outcome";
 import { attempts, type AttemptSource } from "../../state/attempts";
+import { auth } from "../../state/auth";
 import { SeedRule } from "./SeedRule";
 
 const PERSONAL: AttemptSource[] = ["composer", "retry", "browse"];
@@ -19,7 +20,8 @@ export function ownHistory(ex: Exchange): Exchange[] {
 }
 
 export function CauseView({ ex }: { ex: Exchange }) {
-  const c = causeOf(ex, ownHistory(ex));
+  const who = auth.who.value;
+  const c = causeOf(ex, ownHistory(ex), who && who.auth !== "none" ? who : null);
   const tone = outcomeTone(c.outcome);
   return (
     <div class={`cause note ${tone === "info" ? "info" : tone}`} data-testid="cause" data-cause={c.outcome}>

@@ -1,5 +1,6 @@
 // Incarnation lab: a kept token meets a recreated stream.
-import { incarnationLab } from "../../state/app";
+import { incarnationLab, LAB_BUCKET } from "../../state/app";
+import { auth } from "../../state/auth";
 import { ScriptedLabView } from "./ScriptedLabView";
 import { SeedRule } from "../explainers/SeedRule";
 
@@ -23,7 +24,14 @@ export function IncarnationLabPage() {
               Current token: <code data-testid="new-token">{ctx.newToken ?? ctx.oldToken ?? "—"}</code>
             </div>
           </div>
-          <ScriptedLabView lab={incarnationLab} label={`Recreate ${ctx.path}`} />
+          <ScriptedLabView
+            lab={incarnationLab}
+            label={`Recreate ${ctx.path}`}
+            needs={[
+              { what: `The lab's creates and appends in ${LAB_BUCKET}`, need: auth.need("write", LAB_BUCKET) },
+              { what: "Its delete", need: auth.need("admin", LAB_BUCKET) },
+            ]}
+          />
         </div>
         <aside class="stack lab-aside">
           <div class="explainer">

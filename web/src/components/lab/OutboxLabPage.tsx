@@ -1,5 +1,6 @@
 // Outbox lab: publishing committed facts with both guards, through an owner takeover.
-import { outboxLab } from "../../state/app";
+import { LAB_BUCKET, outboxLab } from "../../state/app";
+import { auth } from "../../state/auth";
 import { FACTS, PRODUCER_ID } from "../../state/outboxLab";
 import { ScriptedLabView } from "./ScriptedLabView";
 import { DedupExplainer } from "../explainers/SeqRulesExplainer";
@@ -29,7 +30,7 @@ export function OutboxLabPage() {
               <strong>New owner</strong> · epoch {ctx.next.epoch} · next Producer-Seq {ctx.next.producerSeq} · next fact {ctx.next.nextFact}
             </div>
           </div>
-          <ScriptedLabView lab={outboxLab} label={`Takeover on ${ctx.path}`} />
+          <ScriptedLabView lab={outboxLab} label={`Takeover on ${ctx.path}`} needs={[{ what: `The lab's appends to ${LAB_BUCKET}`, need: auth.need("write", LAB_BUCKET) }]} />
         </div>
         <aside class="stack lab-aside">
           <div class="explainer">

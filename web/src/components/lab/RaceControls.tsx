@@ -4,11 +4,15 @@ import { PITFALLS } from "./pitfalls";
 import { SeedRule } from "../explainers/SeedRule";
 import { WRITER_NAMES } from "../../state/raceLab";
 import type { RaceRunner } from "../../state/raceRunner";
+import { LAB_BUCKET } from "../../state/app";
+import { auth } from "../../state/auth";
+import { NeedNote } from "../access/NeedNote";
 
 export function RaceControls({ lab }: { lab: RaceRunner }) {
   const cfg = lab.config.value;
   const running = lab.mode.value !== "idle";
-  const busy = running || lab.busy.value;
+  const need = auth.need("write", LAB_BUCKET);
+  const busy = running || lab.busy.value || need !== null;
   return (
     <div class="stack" style={{ gap: "10px" }}>
       <div class="row">
@@ -91,6 +95,7 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
         </button>
         <span class="muted">Step: the next writer in turn does one thing. Continuously: all writers at once, a real race.</span>
       </div>
+      <NeedNote items={[{ what: `The race lab writes to bucket ${LAB_BUCKET}:`, need }]} />
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { displayHeaderName, getHeader } from "../../api/headers";
 import type { Exchange } from "../../api/types";
 import { OutcomeChip, StatusCode } from "../common/OutcomeChip";
 import { ExchangeView } from "../common/ExchangeView";
+import { NeedNote, type Gated } from "../access/NeedNote";
 
 function KeyHeaders({ ex }: { ex: Exchange }) {
   const shown = explainingHeaders(ex).filter((e) => getHeader(ex.response?.headers, e.header) !== undefined);
@@ -31,7 +32,7 @@ function Done({ r }: { r: StepRecord }) {
         <strong>{r.title}</strong>
         {r.explain && <div class="explain">{r.explain}</div>}
         <div class="result stack" style={{ gap: "4px" }}>
-          {r.exchanges.slice(0, 1).map((ex) => (
+          {r.exchanges.slice(-1).map((ex) => (
             <div key={ex.id} class="row" style={{ gap: "6px" }}>
               <span class="mono">
                 {ex.request.method} {ex.request.path}
@@ -60,10 +61,12 @@ function Done({ r }: { r: StepRecord }) {
   );
 }
 
-export function ScriptedLabView<C>({ lab, label }: { lab: ScriptedLab<C>; label: string }) {
+/** `needs`: what the lab's requests take (a read-only token cannot run it; the plot stays readable). */
+export function ScriptedLabView<C>({ lab, label, needs = [] }: { lab: ScriptedLab<C>; label: string; needs?: Gated[] }) {
   const records = lab.records.value;
   const cursor = lab.cursor.value;
-  const busy = lab.busy.value;
+  const refused = needs.some((n) => n.need !== null);
+  const busy = lab.busy.value || refused;
   return (
     <section class="panel" aria-label={label}>
       <header>
@@ -80,6 +83,11 @@ export function ScriptedLabView<C>({ lab, label }: { lab: ScriptedLab<C>; label:
           </button>
         </div>
       </header>
+      {refused && (
+        <div class="body">
+          <NeedNote items={needs} />
+        </div>
+      )}
       <ol class="script">
         {records.map((r) => (
           <Done key={r.index} r={r} />

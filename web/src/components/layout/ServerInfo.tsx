@@ -22,7 +22,7 @@ export function ServerInfo() {
   return (
     <section class="server-info" aria-label="Server">
       <strong>This server</strong>
-      {info.error.value && <div class="error-text">unreachable: {info.error.value.message}</div>}
+      {info.error.value && <div class="error-text">{info.error.value.status === 401 ? "needs a token to say more" : `unreachable: ${info.error.value.message}`}</div>}
       {d && (
         <dl>
           <dt>version</dt>

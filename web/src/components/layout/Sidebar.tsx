@@ -4,6 +4,7 @@ import { attempts } from "../../state/attempts";
 import { chooseTheme, nextThemeChoice, theme, themeChoice } from "../../state/theme";
 import { Link } from "../common/Link";
 import { ServerInfo } from "./ServerInfo";
+import { AccessInfo } from "../access/AccessInfo";
 
 const isBrowse = (r: Route) => r.name === "buckets" || r.name === "bucket" || r.name === "stream";
 
@@ -55,6 +56,9 @@ export function Sidebar() {
         <NavLink href={links.incarnation()} active={r.name === "incarnation"}>
           Incarnation lab
         </NavLink>
+        <NavLink href={links.compaction()} active={r.name === "compaction"}>
+          Compaction lab
+        </NavLink>
       </div>
       <div class="nav-group">
         <h2>Data</h2>
@@ -74,6 +78,7 @@ export function Sidebar() {
           Timeline
         </NavLink>
       </div>
+      <AccessInfo />
       <ServerInfo />
       <ThemeToggle />
     </nav>

@@ -10,6 +10,8 @@ import { count } from "../../format";
 import { Link } from "../common/Link";
 import { SeedRule } from "../explainers/SeedRule";
 import type { SeedRuleId } from "../../learn/seed";
+import { auth } from "../../state/auth";
+import { NeedNote } from "../access/NeedNote";
 
 interface Guard {
   id: string;
@@ -97,6 +99,8 @@ function DemoPanel({ buckets, info }: { buckets: Resource<BucketPage, null>; inf
   const empty = info !== null && info.streams === 0;
   const bucket = run?.ctx.bucket ?? freeDemoBucket(buckets.data.value);
   const done = run !== null && run.finished && !run.halted.value;
+  const write = auth.need("write", bucket);
+  const admin = auth.need("admin", bucket);
   return (
     <section class="panel demo-panel" aria-labelledby="demo-title">
       <header>
@@ -115,10 +119,19 @@ function DemoPanel({ buckets, info }: { buckets: Resource<BucketPage, null>; inf
               One click writes four streams to a bucket named <code>{bucket}</code>: a prefix-count log with a lost race and a stale resend, an outbox published by two
               producer epochs, a stream deleted and recreated, and a fork. Every request goes through the attempt timeline, refusals included.
             </p>
-            <div>
-              <button type="button" class="primary" onClick={() => void startDemo(bucket)}>
-                Create the demo bucket
-              </button>
+            <div class="stack" style={{ gap: "4px" }}>
+              <div>
+                <button type="button" class="primary" onClick={() => void startDemo(bucket)} disabled={!!(write || admin)} aria-describedby={write || admin ? "demo-need" : undefined}>
+                  Create the demo bucket
+                </button>
+              </div>
+              <NeedNote
+                id="demo-need"
+                items={[
+                  { what: "Its streams", need: write },
+                  { what: "Its delete and recreate", need: admin },
+                ]}
+              />
             </div>
           </>
         )}
@@ -188,6 +201,24 @@ export function StartPage() {
           <GuardCard key={g.id} g={g} />
         ))}
       </div>
+      <section class="panel compaction-card" aria-labelledby="compaction-card-title">
+        <header>
+          <h2 id="compaction-card-title">Snapshots and retention</h2>
+        </header>
+        <div class="body compaction-card-body">
+          <p>
+            <span class="muted">Protects against</span> <strong>losing count once the start of a stream is trimmed.</strong> A snapshot stands for everything before
+            its offset; retention then deletes those messages, and every read below the floor answers 410. New clients start from the snapshot through bootstrap, and a
+            prefix-count writer counts on from the event count the snapshot keeps.
+          </p>
+          <div class="stack" style={{ gap: "4px" }}>
+            <Link href={links.compaction()} class="lab-link">
+              Compaction lab: snapshot, trim, count on, recover from a 410 →
+            </Link>
+            <SeedRule ids={["prefix-3"]} />
+          </div>
+        </div>
+      </section>
       <DemoPanel buckets={buckets} info={d} />
     </>
   );

@@ -8,20 +8,26 @@ import { protocolPath } from "../../api/introspection";
 import { browseTransport } from "../../state/app";
 import { links } from "../../state/router";
 import { Dialog } from "../common/Dialog";
-import { HeaderTable } from "../common/HeaderTable";
 import { Link } from "../common/Link";
 import { SeedRule } from "../explainers/SeedRule";
 import { ActionResult } from "./ActionResult";
+import { RequestPreview } from "../common/RequestPreview";
+import { NeedNote } from "../access/NeedNote";
+import { auth } from "../../state/auth";
 
 const TYPES = ["application/json", "text/plain", "application/octet-stream"];
 
 export function CreateStreamButton({ bucket, label = "Create stream" }: { bucket?: string; label?: string }) {
   const [open, setOpen] = useState(false);
+  const need = auth.need("write", bucket ?? null);
   return (
     <>
-      <button type="button" class="primary" onClick={() => setOpen(true)}>
-        {label}
-      </button>
+      <span class="stack" style={{ gap: "2px", alignItems: "flex-end" }}>
+        <button type="button" class="primary" onClick={() => setOpen(true)} disabled={!!need} aria-describedby={need ? "create-need" : undefined}>
+          {label}
+        </button>
+        <NeedNote id="create-need" items={[{ what: "Create", need }]} />
+      </span>
       <Dialog open={open} title="Create a stream" onClose={() => setOpen(false)} testId="create-dialog">
         <CreateStreamForm bucket={bucket} />
       </Dialog>
@@ -42,9 +48,10 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
   const path = problem ? "" : protocolPath(bucket, name);
   const req = createRequest({ path: path || "/…", contentType, lifetime, seed: seedOn ? seed : "" });
   const seedVerdict = judgeSeq(seed);
+  const need = problem ? null : auth.need("write", bucket);
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (problem) return;
+    if (problem || need) return;
     setSending(true);
     setResult(await browseTransport(req));
     setSending(false);
@@ -114,14 +121,9 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
           </div>
         )}
       </div>
-      <div class="preview">
-        <div class="mono request-line" data-testid="create-request-line">
-          {req.method} {path || "(choose a bucket and stream ID)"}
-        </div>
-        <HeaderTable headers={req.headers} label="Headers to send" />
-      </div>
+      <RequestPreview req={path ? req : { ...req, path: "(choose a bucket and stream ID)" }} testId="create-request-line" />
       <div class="row">
-        <button type="submit" class="primary" disabled={!!problem || sending}>
+        <button type="submit" class="primary" disabled={!!problem || !!need || sending}>
           {sending ? "Creating…" : "Create"}
         </button>
         {result?.response?.status === 201 && (
@@ -130,6 +132,7 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
           </Link>
         )}
       </div>
+      <NeedNote items={[{ what: "Creating it", need }]} />
       {result && <ActionResult ex={result} />}
     </form>
   );

@@ -1,7 +1,9 @@
-// Append, close and delete, for one stream, from its page or its row in a list. Each request
-// carries the Stream-Incarnation of the stream on screen, so it can only ever reach that stream:
-// if it was deleted and recreated meanwhile, the answer is a 412, not a write to a stranger.
-// Close and delete cannot be undone, so they ask first, showing the exact request.
+// Append, close and delete (and, in a list's row menu, attributes, snapshot and retention), for
+// one stream, from its page or its row in a list. Each request carries the Stream-Incarnation of
+// the stream on screen, so it can only ever reach that stream: if it was deleted and recreated
+// meanwhile, the answer is a 412, not a write to a stranger. Close, delete and retention cannot
+// be undone, so they ask first, showing the exact request. A token without the scope an action
+// needs leaves its button disabled, with the scope it would take beside it.
 import { useRef, useState } from "preact/hooks";
 import type { Exchange } from "../../api/types";
 import { appendRequest, closeRequest, deleteRequest } from "../../api/requests";
@@ -9,11 +11,15 @@ import { contentKind } from "../../api/contentKind";
 import { padSeq } from "../../api/streamSeq";
 import { browseTransport } from "../../state/app";
 import { Dialog } from "../common/Dialog";
-import { HeaderTable } from "../common/HeaderTable";
+import { RequestPreview } from "../common/RequestPreview";
 import { ActionResult } from "./ActionResult";
 import { SeedRule } from "../explainers/SeedRule";
+import { auth } from "../../state/auth";
+import { NeedNote } from "../access/NeedNote";
+import { AttrsForm, RetentionForm, SnapshotForm } from "./ResourceForms";
 
 export interface ActionTarget {
+  bucket: string;
   stream: string;
   path: string;
   contentType: string;
@@ -23,33 +29,71 @@ export interface ActionTarget {
   lastSeq: string | null;
 }
 
-export type ActionKind = "append" | "close" | "delete";
+export type ActionKind = "append" | "close" | "delete" | "attrs" | "snapshot" | "retention";
 
-/** The three buttons; in a list, folded into one small menu per row whose name says which stream. */
+/**
+ * The buttons; in a list, folded into one small menu per row whose name says which stream, with
+ * the attribute, snapshot and retention actions too (a stream page has those in their panels).
+ */
 export function ActionButtons({ t, compact, gone, onChoose }: { t: ActionTarget; compact?: boolean; gone?: boolean; onChoose: (kind: ActionKind) => void }) {
   const menu = useRef<HTMLDetailsElement>(null);
   const choose = (kind: ActionKind) => {
     if (menu.current) menu.current.open = false;
     onChoose(kind);
   };
+  const write = auth.need("write", t.bucket);
+  const admin = auth.need("admin", t.bucket);
+  const noteId = `need-${compact ? "row-" : ""}${t.bucket}-${t.stream}`.replace(/[^\w-]/g, "_");
+  const described = write || admin ? noteId : undefined;
   const buttons = (
     <>
-      <button type="button" disabled={t.closed || gone} onClick={() => choose("append")} title={t.closed ? "Closed streams accept no appends" : undefined}>
+      <button type="button" disabled={t.closed || gone || !!write} onClick={() => choose("append")} title={t.closed ? "Closed streams accept no appends" : undefined} aria-describedby={described}>
         Append…
       </button>
-      <button type="button" disabled={t.closed || gone} onClick={() => choose("close")}>
+      <button type="button" disabled={t.closed || gone || !!write} onClick={() => choose("close")} aria-describedby={described}>
         Close…
       </button>
-      <button type="button" class="danger" disabled={gone} onClick={() => choose("delete")}>
+      <button type="button" class="danger" disabled={gone || !!admin} onClick={() => choose("delete")} aria-describedby={described}>
         Delete…
       </button>
+      {compact && (
+        <>
+          <button type="button" disabled={gone} onClick={() => choose("attrs")}>
+            Attributes…
+          </button>
+          <button type="button" disabled={gone} onClick={() => choose("snapshot")}>
+            Publish snapshot…
+          </button>
+          <button type="button" disabled={gone} onClick={() => choose("retention")}>
+            Advance retention…
+          </button>
+        </>
+      )}
     </>
   );
-  if (!compact) return <div class="row stream-actions">{buttons}</div>;
+  const note = (
+    <NeedNote
+      id={noteId}
+      items={[
+        { what: "Append, close", need: write },
+        { what: "Delete", need: admin },
+      ]}
+    />
+  );
+  if (!compact)
+    return (
+      <div class="stack stream-actions-wrap" style={{ gap: "4px" }}>
+        <div class="row stream-actions">{buttons}</div>
+        {note}
+      </div>
+    );
   return (
     <details class="row-menu" ref={menu}>
       <summary aria-label={`Actions for ${t.stream}`}>Actions</summary>
-      <div class="row-menu-items">{buttons}</div>
+      <div class="row-menu-items">
+        {buttons}
+        {note}
+      </div>
     </details>
   );
 }
@@ -88,6 +132,24 @@ export function ActionDialogs({ t, open, onClose, onDeleted }: { t: ActionTarget
   );
 }
 
+/** Attributes, snapshot and retention, for a stream page's panels or a list's row menu. */
+export function ResourceDialogs({ t, open, onClose }: { t: ActionTarget; open: ActionKind | null; onClose: () => void }) {
+  const key = `${t.path}@${t.incarnation}`;
+  return (
+    <>
+      <Dialog open={open === "attrs"} title={`Attributes of ${t.stream}`} onClose={onClose} wide testId="attrs-dialog">
+        <AttrsForm key={key} bucket={t.bucket} stream={t.stream} />
+      </Dialog>
+      <Dialog open={open === "snapshot"} title={`Publish a snapshot of ${t.stream}`} onClose={onClose} wide testId="snapshot-dialog">
+        <SnapshotForm key={key} bucket={t.bucket} stream={t.stream} />
+      </Dialog>
+      <Dialog open={open === "retention"} title={`Advance retention of ${t.stream}?`} onClose={onClose} wide testId="retention-dialog">
+        <RetentionForm key={key} bucket={t.bucket} stream={t.stream} />
+      </Dialog>
+    </>
+  );
+}
+
 /** Buttons and dialogs together, for a page about one stream; `gone` once it no longer exists. */
 export function StreamActions({ t, gone, onDeleted }: { t: ActionTarget; gone?: boolean; onDeleted?: () => void }) {
   const [open, setOpen] = useState<ActionKind | null>(null);
@@ -105,12 +167,7 @@ function Confirm({ verb, text, request, danger, onDone }: { verb: string; text: 
   return (
     <div class="stack" style={{ gap: "10px" }}>
       <p>{text}</p>
-      <div class="preview">
-        <div class="mono request-line">
-          {request.method} {request.path}
-        </div>
-        <HeaderTable headers={request.headers} label="Headers to send" />
-      </div>
+      <RequestPreview req={request} />
       {result ? (
         <ActionResult ex={result} />
       ) : (
@@ -191,12 +248,7 @@ export function AppendForm({ t }: { t: ActionTarget }) {
           </label>
         </div>
       </div>
-      <div class="preview">
-        <div class="mono request-line">
-          {req.method} {req.path}
-        </div>
-        <HeaderTable headers={req.headers} label="Headers to send" />
-      </div>
+      <RequestPreview req={req} />
       <div class="row">
         <button type="submit" class="primary" disabled={sending}>
           {sending ? "Appending…" : "Append"}

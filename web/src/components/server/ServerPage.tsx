@@ -1,11 +1,13 @@
 // This server: what it runs, how durable its writes are, how long it has been up, what it
-// holds, who is reading live; and, from /__ursula/metrics when the server exports it, the
-// append rate and commit latency.
+// holds, who is reading live, whether it takes writes (/__ursula/ready); and, from
+// /__ursula/metrics, the append rate, commit and sync latency, and the rest of its metrics.
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { fetchMetrics, introspection, type ServerInfo } from "../../api/introspection";
+import { fetchMetrics, fetchReadiness, introspection, type Readiness as ReadinessResult, type ServerInfo } from "../../api/introspection";
+import { METRIC, total } from "../../api/metrics";
+import { formatBytes } from "../../api/offsets";
 import { Resource } from "../../state/resource";
-import { MetricsModel } from "../../state/serverMetrics";
+import { MetricsModel, type Latency } from "../../state/serverMetrics";
 import { count, dateTime, duration, rate } from "../../format";
 import { Panel } from "../common/Panel";
 
@@ -23,30 +25,63 @@ function Fact({ label, field, children, sub, wide }: { label: string; field: str
   );
 }
 
-function latency(s: number | null): string {
-  if (s === null) return "—";
+function seconds(s: number | null | undefined): string {
+  if (s === null || s === undefined) return "—";
   return s < 0.001 ? `${(s * 1e6).toFixed(0)} µs` : s < 1 ? `${(s * 1000).toFixed(s < 0.01 ? 2 : 1)} ms` : `${s.toFixed(2)} s`;
 }
 
-function Metrics({ model }: { model: MetricsModel }) {
+function latencySub(name: string, l: Latency | null, what: string, none: string): string {
+  if (!l) return `${name}: not exported`;
+  if (l.count === 0) return `${name}: ${none}`;
+  return `${name}: ${what}; ${l.count.toLocaleString("en-US")} ${l.over === "window" ? "in the last scrape window" : "since start (none in the last window)"}`;
+}
+
+const measuring = "— (measuring: a rate needs two scrapes)";
+
+function Metrics({ model, sync }: { model: MetricsModel; sync: string | undefined }) {
   const available = model.available.value;
+  const err = model.error.value;
   const d = model.derived.value;
-  if (available === null) return <p class="muted">{model.error.value ? `Could not read metrics: ${model.error.value}` : "Reading /__ursula/metrics…"}</p>;
+  if (err && !d) return <MetricsRefused status={err.status} code={err.code} message={err.message} />;
+  if (available === null) return <p class="muted">Reading /__ursula/metrics…</p>;
   if (!available)
     return (
       <p class="muted" data-testid="no-metrics">
-        This server exports no metrics (GET /__ursula/metrics answers 404). A server that does gets its append rate and commit latency shown here, read from its
-        Prometheus text.
+        This server exports no metrics (GET /__ursula/metrics answers 404).
       </p>
     );
+  const window = `over the last ${((d?.windowMs || POLL_MS) / 1000).toFixed(0)} s`;
   return (
     <div class="stack">
+      {d && d.missing.length > 0 && <div class="note warn small-line">Not exported by this server: {d.missing.join(", ")}.</div>}
       <dl class="facts metric-facts">
-        <Fact label="Append rate" field="append_rate" sub={d?.appendName ? `${d.appendName}, over the last ${((d.windowMs || POLL_MS) / 1000).toFixed(0)} s` : "no append counter exported"}>
-          {d?.appendRate === null || d === null ? "—" : `${rate(d.appendRate)} appends/s`}
+        <Fact label="Append rate" field="append_rate" sub={`${METRIC.appendedMessages} and ${METRIC.appendedBytes}, ${window}`}>
+          {d?.messagesPerSec == null ? measuring : `${rate(d.messagesPerSec)} messages/s · ${formatBytes(Math.round(d.bytesPerSec ?? 0))}/s`}
         </Fact>
-        <Fact label="Commit latency p50 · p99" field="commit_latency" sub={d?.latencyName ?? "no commit latency exported"}>
-          {latency(d?.p50 ?? null)} · {latency(d?.p99 ?? null)}
+        <Fact label="Requests to streams and buckets" field="request_rate" sub={`${METRIC.requests}, without this console's own polling, ${window}`}>
+          {d?.requestsPerSec == null ? measuring : `${rate(d.requestsPerSec)}/s · ${rate(d.errorRequestsPerSec ?? 0)}/s answered 4xx or 5xx`}
+        </Fact>
+        <Fact label="Commit latency p50 · p99" field="commit_latency" sub={latencySub(METRIC.commitSeconds, d?.commit ?? null, "BEGIN to COMMIT of each group commit", "no commit yet")}>
+          {seconds(d?.commit?.p50)} · {seconds(d?.commit?.p99)}
+        </Fact>
+        <Fact
+          label="Sync latency p50 · p99"
+          field="sync_latency"
+          sub={latencySub(METRIC.syncSeconds, d?.sync ?? null, "each sync of the write-ahead log", sync === "full" ? "no sync yet" : `none: sync mode ${sync ?? "?"} does not sync each commit`)}
+        >
+          {seconds(d?.sync?.p50)} · {seconds(d?.sync?.p99)}
+        </Fact>
+        <Fact label="Writes per commit" field="writes_per_commit" sub={`${METRIC.batchWrites}: writes group commit shared one transaction and one sync`}>
+          {d?.writesPerCommit == null ? "—" : d.writesPerCommit.toFixed(1)}
+        </Fact>
+        <Fact label="Event-loop lag p99 · worst of 10 s" field="loop_lag" sub={`${METRIC.loopLag}: how late a 100 ms timer runs`}>
+          {seconds(d?.loopLag?.p99)} · {seconds(d?.loopLagMax)}
+        </Fact>
+        <Fact label="Live readers (SSE · long-poll)" field="live_readers_metric" sub={METRIC.liveReaders}>
+          {d?.sseReaders ?? "—"} · {d?.longPollReaders ?? "—"}
+        </Fact>
+        <Fact label="Database · WAL" field="database_bytes" sub={`${METRIC.databaseBytes} and ${METRIC.walBytes}`}>
+          {d?.databaseBytes == null ? "—" : formatBytes(d.databaseBytes)} · {d?.walBytes == null ? "—" : formatBytes(d.walBytes)}
         </Fact>
       </dl>
       <details>
@@ -65,7 +100,7 @@ function Metrics({ model }: { model: MetricsModel }) {
               <tr key={f.name}>
                 <td class="mono">{f.name}</td>
                 <td>{f.type}</td>
-                <td class="num mono right">{f.type === "histogram" || f.type === "summary" ? `${f.samples.length} samples` : f.samples.reduce((s, x) => s + x.value, 0).toLocaleString("en-US")}</td>
+                <td class="num mono right">{f.type === "histogram" || f.type === "summary" ? `${total(f, `${f.name}_count`).toLocaleString("en-US")} observed` : total(f).toLocaleString("en-US")}</td>
                 <td class="muted">{f.help}</td>
               </tr>
             ))}
@@ -76,9 +111,34 @@ function Metrics({ model }: { model: MetricsModel }) {
   );
 }
 
+/** Metrics are server-wide: a token limited to buckets, or anonymous public reads, may not see them. */
+function MetricsRefused({ status, code, message }: { status: number; code?: string; message: string }) {
+  const text =
+    status === 403
+      ? "Metrics describe the whole server, so they need a token with the read scope on every bucket; this one is limited to some buckets or lacks read."
+      : status === 401
+        ? "Metrics need a token with the read scope: public reads cover buckets, not server-wide figures."
+        : `Could not read metrics: ${status} ${message}`;
+  return (
+    <p class="muted" data-testid="metrics-refused" data-status={status}>
+      {text} {code && <code>{code}</code>}
+    </p>
+  );
+}
+
+function Readiness({ r }: { r: ReadinessResult | null }) {
+  if (!r) return <>…</>;
+  if (r.ready === null) return <span class="error-text">unreachable: {r.message}</span>;
+  return (
+    <span class={r.ready ? "ok-text" : "error-text"} data-ready={r.ready}>
+      {r.ready ? "ready" : `unready (${r.status})`}
+    </span>
+  );
+}
+
 export function ServerPage() {
   const info = useMemo(() => new Resource<ServerInfo, null>((_q, s) => introspection.info(s)), []);
-  const metrics = useMemo(() => new MetricsModel(() => fetchMetrics()), []);
+  const metrics = useMemo(() => new MetricsModel(() => fetchMetrics(), () => fetchReadiness()), []);
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const tick = () => {
@@ -94,6 +154,8 @@ export function ServerPage() {
     };
   }, []);
   const d = info.data.value;
+  const ready = metrics.readiness.value;
+  const readySub = ready && ready.ready === false ? (ready.reason ?? "writes fail") : "the store is open and takes writes";
   return (
     <>
       <div class="page-head">
@@ -125,14 +187,17 @@ export function ServerPage() {
               <Fact label="Live readers" field="live_readers" sub="long-poll and SSE connections now">
                 {count(d.live_readers)}
               </Fact>
-              <Fact label="Data" field="data_path" wide>
-                {d.data_path}
+              <Fact label="Readiness (/__ursula/ready)" field="readiness" sub={readySub}>
+                <Readiness r={ready} />
+              </Fact>
+              <Fact label="Data" field="data_path" wide sub={d.data_path === null ? "shown to a token with the admin scope on every bucket" : undefined}>
+                {d.data_path ?? "hidden"}
               </Fact>
             </dl>
           </Panel>
         )}
         <Panel title="Metrics">
-          <Metrics model={metrics} />
+          <Metrics model={metrics} sync={d?.sync} />
         </Panel>
       </div>
     </>

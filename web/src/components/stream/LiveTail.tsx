@@ -6,6 +6,9 @@ import type { ContentKind } from "../../api/contentKind";
 import { defaultFormat, FormatPicker } from "./FormatPicker";
 import { MessageRow, type RenderFormat } from "./MessageRow";
 import { clock } from "../../format";
+import { toEventSource } from "../../api/snippets";
+import { auth } from "../../state/auth";
+import { CopyButton } from "../common/CopyButton";
 
 const STATUS_TONE: Record<TailStatus, string> = {
   idle: "plain",
@@ -49,7 +52,7 @@ export function TailStatusLine({ tail }: { tail: TailModel }) {
   );
 }
 
-export function LiveTail({ tail, kind }: { tail: TailModel; kind: ContentKind }) {
+export function LiveTail({ tail, kind, path }: { tail: TailModel; kind: ContentKind; path: string }) {
   const [from, setFrom] = useState<"now" | "-1">("now");
   const [format, setFormat] = useState<RenderFormat>(defaultFormat(kind));
   const running = tail.running && !["closed", "gone", "failed", "stopped", "idle"].includes(tail.status.value);
@@ -85,6 +88,7 @@ export function LiveTail({ tail, kind }: { tail: TailModel; kind: ContentKind })
           </select>
         </label>
         <span class="grow" />
+        <CopyButton label="Copy as EventSource" text={() => toEventSource(location.origin, path, { bearer: auth.token.value !== null })} />
         <FormatPicker value={format} onChange={setFormat} />
       </div>
       <div class="row" style={{ justifyContent: "space-between" }}>

@@ -1,6 +1,7 @@
 // The stream's byte range drawn to scale: 0 at the left, the tail at the right, with the
-// trimmed (retained-from) part, the bytes a fork inherited from its source, the offsets its own
-// forks start at, the window the viewer shows, and where the live tail reader is. Tick labels
+// trimmed (retained-from) part, the snapshot bootstrap starts from, the bytes a fork inherited
+// from its source, the offsets its own forks start at, the window the viewer shows, and where
+// the live tail reader is. Tick labels
 // are byte positions, so the proportions can be read off directly.
 import { formatBytes } from "../../api/offsets";
 
@@ -12,6 +13,8 @@ export interface ForkMark {
 interface Props {
   tail: number;
   retained: number;
+  /** Where the visible snapshot stands (bootstrap hands it out instead of the bytes below). */
+  snapshot?: number;
   window?: { from: number; to: number };
   reader?: number;
   /** This stream is a fork: the bytes below this position came from its source. */
@@ -27,14 +30,14 @@ function niceStep(max: number): number {
   return (n < 1.5 ? 1 : n < 3.5 ? 2.5 : n < 7.5 ? 5 : 10) * mag;
 }
 
-export function OffsetBar({ tail, retained, window, reader, inherited, forks = [] }: Props) {
+export function OffsetBar({ tail, retained, snapshot, window, reader, inherited, forks = [] }: Props) {
   if (tail === 0) return <div class="offset-bar-empty muted">Empty stream: the tail is at byte 0.</div>;
   const pct = (n: number) => `${Math.min(100, Math.max(0, (n / tail) * 100))}%`;
   const step = niceStep(tail);
   const ticks: number[] = [];
   // Stop short of the tail so the last tick label never overlaps the tail label.
   for (let t = 0; t < tail * 0.8; t += step) ticks.push(t);
-  const label = `Bytes 0 to ${tail}${retained ? `, trimmed below ${retained}` : ""}${inherited ? `, inherited from the source below ${inherited}` : ""}${forks.length ? `, forks at ${forks.map((f) => f.position).join(", ")}` : ""}${window ? `, viewer shows ${window.from} to ${window.to}` : ""}${reader !== undefined ? `, live tail at ${reader}` : ""}`;
+  const label = `Bytes 0 to ${tail}${retained ? `, trimmed below ${retained}` : ""}${snapshot !== undefined ? `, snapshot at ${snapshot}` : ""}${inherited ? `, inherited from the source below ${inherited}` : ""}${forks.length ? `, forks at ${forks.map((f) => f.position).join(", ")}` : ""}${window ? `, viewer shows ${window.from} to ${window.to}` : ""}${reader !== undefined ? `, live tail at ${reader}` : ""}`;
   return (
     <div class="offset-bar" role="img" aria-label={label}>
       <div class="track">
@@ -47,6 +50,7 @@ export function OffsetBar({ tail, retained, window, reader, inherited, forks = [
         {window && window.to >= window.from && (
           <div class="seg window" style={{ left: pct(window.from), width: `max(3px, calc(${pct(window.to)} - ${pct(window.from)}))` }} title={`viewer: ${window.from}–${window.to}`} />
         )}
+        {snapshot !== undefined && <div class="marker snapshot" style={{ left: pct(snapshot) }} title={`snapshot at ${snapshot}`} data-snapshot-at={snapshot} />}
         {reader !== undefined && <div class="marker reader" style={{ left: pct(reader) }} title={`live tail at ${reader}`} />}
         <div class="marker tail" style={{ left: "100%" }} />
       </div>
@@ -62,9 +66,16 @@ export function OffsetBar({ tail, retained, window, reader, inherited, forks = [
       </div>
       <dl class="offset-summary">
         <dt>readable</dt>
-        <dd>
+        <dd data-testid="readable-range">
           bytes {retained.toLocaleString("en-US")}–{tail.toLocaleString("en-US")}
+          {retained > 0 ? ` (retained from ${retained.toLocaleString("en-US")}; below it, 410)` : ""}
         </dd>
+        {snapshot !== undefined && (
+          <>
+            <dt>snapshot</dt>
+            <dd data-testid="snapshot-mark">at byte {snapshot.toLocaleString("en-US")}{snapshot === tail ? " (the tail)" : `, ${formatBytes(tail - snapshot)} before the tail`}</dd>
+          </>
+        )}
         {window && (
           <>
             <dt>viewer</dt>
@@ -93,6 +104,11 @@ export function OffsetBar({ tail, retained, window, reader, inherited, forks = [
         {retained > 0 && (
           <span>
             <i class="sw trimmed" /> trimmed
+          </span>
+        )}
+        {snapshot !== undefined && (
+          <span>
+            <i class="sw snapshot" /> snapshot
           </span>
         )}
         {inherited !== undefined && inherited > 0 && (

@@ -1,7 +1,7 @@
 // The stream's state as the server reports it, in three groups of equal weight (the guards,
 // the data, the lifetime), so no row is left half empty at any width. Each value carries
-// data-field so tests can compare it with what HEAD and the protocol headers say. The data
-// group has room for what retention and snapshots will report.
+// data-field so tests can compare it with what HEAD and the protocol headers say. The retained
+// floor and the snapshot have their own panel (CompactionPanel.tsx).
 import type { ComponentChildren } from "preact";
 import type { StreamDetail } from "../../api/introspection";
 import { formatBytes, offsetPosition } from "../../api/offsets";
@@ -9,7 +9,7 @@ import { age, dateTime } from "../../format";
 import { Padded } from "../browse/StreamTable";
 
 /** `token`: an offset or token that must stay on one line. */
-function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
+export function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
   return (
     <div class="fact">
       <dt>{label}</dt>
@@ -42,7 +42,6 @@ function Group({ title, children }: { title: string; children: ComponentChildren
 
 export function StreamFacts({ d }: { d: StreamDetail }) {
   const life = lifetime(d);
-  const retained = offsetPosition(d.retained_offset) ?? 0;
   return (
     <div class="fact-groups">
       <Group title="Write guards">
@@ -67,11 +66,8 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
         <Fact label="Tail offset (Stream-Next-Offset)" field="next_offset" token sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
           {d.next_offset}
         </Fact>
-        <Fact label="Messages" field="message_count">
+        <Fact label="Messages" field="message_count" sub={offsetPosition(d.retained_offset) ? "since the stream was created, trimmed ones included" : undefined}>
           {d.message_count.toLocaleString("en-US")}
-        </Fact>
-        <Fact label="Retained from" field="retained_offset" token sub={retained > 0 ? `${formatBytes(retained)} trimmed by retention` : "nothing trimmed: offset=-1 reads from byte 0"}>
-          {d.retained_offset}
         </Fact>
       </Group>
       <Group title="Lifetime">

@@ -2,7 +2,7 @@
 // producers, and its messages (viewer with search, seek and export, or the live tail); append,
 // close and delete from the header. Re-reads itself every second and right after any write this
 // console sends to it, so no panel shows what was true before a write.
-import { useEffect, useMemo, useRef } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { introspection, type ForkNode, type ForkTree as Tree, type StreamDetail } from "../../api/introspection";
 import { contentKind } from "../../api/contentKind";
 import { count } from "../../format";
@@ -18,7 +18,10 @@ import { links, navigate, setQuery } from "../../state/router";
 import { onStreamChanged } from "../../state/transport";
 import { Link } from "../common/Link";
 import { Panel } from "../common/Panel";
-import { StreamActions } from "../operate/StreamActions";
+import { ResourceDialogs, StreamActions, type ActionTarget } from "../operate/StreamActions";
+import { CompactionPanel } from "./CompactionPanel";
+import { AttrsPanel } from "./AttrsPanel";
+import { ConcealedNote } from "../access/Concealed";
 import { StreamFacts } from "./StreamFacts";
 import { OffsetBar, type ForkMark } from "./OffsetBar";
 import { Sparkline } from "./Sparkline";
@@ -51,12 +54,20 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
           <h1 class="mono" style={{ overflowWrap: "anywhere" }}>
             {stream} {d && <span class={`chip ${d.closed ? "plain" : "ok"}`}>{d.closed ? "closed" : "open"}</span>}
           </h1>
-          <div class="sub mono">{model.path}</div>
+          <div class="sub">
+            <span class="mono">{model.path}</span>
+            {typeof d?.attrs?.title === "string" && (
+              <span class="stream-title" data-testid="stream-title">
+                {" "}
+                · {d.attrs.title}
+              </span>
+            )}
+          </div>
         </div>
         <div class="actions">
           {d && (
             <StreamActions
-              t={{ stream, path: d.path, contentType: d.content_type, incarnation: d.incarnation, closed: d.closed, messageCount: d.message_count, lastSeq: d.last_stream_seq }}
+              t={targetOf(d)}
               gone={err?.status === 404}
               onDeleted={() => void model.refresh()}
             />
@@ -74,6 +85,7 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
               Back to {bucket}
             </button>
           )}
+          {err.status === 404 && <ConcealedNote bucket={bucket} />}
         </div>
       )}
       {recreated && (
@@ -84,6 +96,19 @@ export function StreamPage({ bucket, stream, query }: { bucket: string; stream: 
       {d && <StreamBody key={d.incarnation} d={d} model={model} query={query} />}
     </>
   );
+}
+
+function targetOf(d: StreamDetail): ActionTarget {
+  return {
+    bucket: d.bucket_id,
+    stream: d.stream_id,
+    path: d.path,
+    contentType: d.content_type,
+    incarnation: d.incarnation,
+    closed: d.closed,
+    messageCount: d.message_count,
+    lastSeq: d.last_stream_seq,
+  };
 }
 
 function findNode(n: ForkNode, path: string): ForkNode | undefined {
@@ -123,8 +148,10 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
     const t = setInterval(() => document.visibilityState === "visible" && void forks.reload(), 5000);
     return () => clearInterval(t);
   }, [forks]);
-  // The viewer follows the tail when it shows the end and the stream grew.
+  // The viewer follows the tail when it shows the end and the stream grew, and lets go of what
+  // retention trimmed.
   useEffect(() => void w.refreshEnd(), [d.tail_offset]);
+  useEffect(() => void w.dropBelow(offsetPosition(d.retained_offset) ?? 0), [d.retained_offset]);
   const tab = query.get("tab") === "tail" ? "tail" : "messages";
   const rows = w.rows.value;
   const win = rows.length ? { from: rows[0]!.offset, to: rows[rows.length - 1]!.offset + rows[rows.length - 1]!.size } : undefined;
@@ -132,6 +159,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
   const tree = forks.data.value;
   const self = tree ? findNode(tree.root, d.path) : undefined;
   const marks: ForkMark[] = (self?.children ?? []).map((c) => ({ position: c.fork_position ?? 0, label: c.stream_id }));
+  const [dialog, setDialog] = useState<"attrs" | "snapshot" | "retention" | null>(null);
   return (
     <div class="stack">
       <Panel title="State" flush>
@@ -139,12 +167,25 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
       </Panel>
       <div class="stream-mid">
         <Panel title="Offsets">
-          <OffsetBar tail={d.tail_offset} retained={offsetPosition(d.retained_offset) ?? 0} window={win} reader={readerPos} inherited={d.fork ? (offsetPosition(d.fork.offset) ?? 0) : undefined} forks={marks} />
+          <OffsetBar
+            tail={d.tail_offset}
+            retained={offsetPosition(d.retained_offset) ?? 0}
+            snapshot={d.snapshot ? offsetPosition(d.snapshot.offset) : undefined}
+            window={win}
+            reader={readerPos}
+            inherited={d.fork ? (offsetPosition(d.fork.offset) ?? 0) : undefined}
+            forks={marks}
+          />
         </Panel>
         <Panel title="Append rate">
           <Sparkline points={model.rate.value} />
         </Panel>
       </div>
+      <div class="stream-resources">
+        <CompactionPanel d={d} onAction={setDialog} />
+        <AttrsPanel d={d} onEdit={() => setDialog("attrs")} />
+      </div>
+      <ResourceDialogs t={targetOf(d)} open={dialog} onClose={() => setDialog(null)} />
       <div class="stream-lower">
         <Panel title={`Forks${tree && tree.nodes > 1 ? ` (${tree.nodes - 1} in the family)` : ""}`} id="forks">
           {tree ? <ForkTree tree={tree} self={d.path} bucket={d.bucket_id} /> : forks.error.value ? <p class="error-text">{forks.error.value.message}</p> : <p class="muted">…</p>}
@@ -181,7 +222,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
           )}
         </div>
         <div class="body" id="panel-tail" role="tabpanel" aria-labelledby="tab-tail" hidden={tab !== "tail"}>
-          <LiveTail tail={tail} kind={kind} />
+          <LiveTail tail={tail} kind={kind} path={d.path} />
         </div>
       </section>
     </div>

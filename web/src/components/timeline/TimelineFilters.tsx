@@ -2,8 +2,8 @@
 import { OUTCOME_LABEL, outcomeTone, WRITE_OUTCOMES, type Outcome } from "../../api/outcome";
 import type { AttemptLog, AttemptSource } from "../../state/attempts";
 
-const SOURCES: (AttemptSource | "all")[] = ["all", "composer", "retry", "browse", "demo", "race lab", "outbox lab", "incarnation lab"];
-const OTHER: Outcome[] = ["created", "exists", "read", "deleted", "not-found", "409-other", "429-producer-limit", "error", "network"];
+const SOURCES: (AttemptSource | "all")[] = ["all", "composer", "retry", "browse", "demo", "race lab", "outbox lab", "incarnation lab", "compaction lab"];
+const OTHER: Outcome[] = ["created", "exists", "read", "deleted", "not-found", "409-snapshot", "409-other", "410-gone", "401", "403-scope", "429-producer-limit", "error", "network"];
 
 export function TimelineFilters({ log }: { log: AttemptLog }) {
   const f = log.filter.value;

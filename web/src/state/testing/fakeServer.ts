@@ -1,9 +1,12 @@
 // An in-memory stand-in for the server, for unit tests of the lab state machines only. It
 // follows the write-guard order of spec §5.1 for JSON streams (404, 412, producer, closed,
-// content type, Stream-Seq) and serves array-mode reads with max_bytes. Not used by the app.
+// content type, Stream-Seq), serves array-mode reads with max_bytes, and keeps one snapshot and
+// a retained floor: reads below it answer 410, bootstrap answers multipart/mixed. Not used by
+// the app; the labs run against the real binary in e2e/console-*.spec.ts.
 import type { Exchange, HeaderList, ProtocolRequest } from "../../api/types";
 import type { Transport } from "../transport";
 import { offsetToken, offsetPosition } from "../../api/offsets";
+import { parsePath } from "../../api/paths";
 
 interface FakeStream {
   ct: string;
@@ -13,7 +16,11 @@ interface FakeStream {
   inc: string;
   closed: boolean;
   producers: Map<string, { epoch: number; seq: number }>;
+  snapshot: { offset: number; ct: string; body: string; digest: string } | null;
+  floor: number;
 }
+
+const BOUNDARY = "fake-boundary";
 
 export function fakeServer() {
   const streams = new Map<string, FakeStream>();
@@ -34,12 +41,14 @@ export function fakeServer() {
       response: { status, statusText: "", headers, bodyText: code ? JSON.stringify({ error: { code, message: code } }) : body },
       errorCode: code,
     });
+    const target = parsePath(path);
+    if (target?.sub && target.streamPath) return subResource(req, target.streamPath, target.sub, target.arg, out);
     let s = streams.get(path);
     const incIn = h("Stream-Incarnation");
     if (req.method === "PUT") {
       if (s) return incIn && incIn !== s.inc ? out(412, [["stream-incarnation", s.inc]], "", "STREAM_INCARNATION_MISMATCH") : out(200, [["stream-incarnation", s.inc]]);
       if (incIn) return out(412, [], "", "STREAM_INCARNATION_MISMATCH");
-      s = { ct: h("Content-Type") ?? "application/octet-stream", msgs: [], ends: [], lastSeq: h("Stream-Seq") ?? null, inc: String(++inc), closed: false, producers: new Map() };
+      s = { ct: h("Content-Type") ?? "application/octet-stream", msgs: [], ends: [], lastSeq: h("Stream-Seq") ?? null, inc: String(++inc), closed: false, producers: new Map(), snapshot: null, floor: 0 };
       streams.set(path, s);
       return out(201, [["stream-incarnation", s.inc], ["stream-next-offset", offsetToken(0)]]);
     }
@@ -54,6 +63,7 @@ export function fakeServer() {
     if (req.method === "GET") {
       const o = q.get("offset") ?? "-1";
       const from = o === "-1" ? 0 : o === "now" ? tail(s) : offsetPosition(o)!;
+      if (from < s.floor) return out(410, [["stream-earliest-offset", offsetToken(s.floor)], ["stream-next-offset", offsetToken(s.floor)]], "", "STREAM_GONE");
       const max = Number(q.get("max_bytes") ?? 1e9);
       const parts: string[] = [];
       let end = from;
@@ -103,5 +113,45 @@ export function fakeServer() {
     }
     return out(204, hs);
   };
+
+  const starts = (s: FakeStream) => [0, ...s.ends];
+
+  function subResource(req: ProtocolRequest, path: string, sub: string, arg: string | null, out: (status: number, headers?: HeaderList, body?: string, code?: string) => Exchange): Exchange {
+    const s = streams.get(path);
+    if (!s) return out(404, [], "", "STREAM_NOT_FOUND");
+    const base: HeaderList = [["stream-incarnation", s.inc]];
+    const at = offsetPosition(arg);
+    if (sub === "snapshot" && req.method === "PUT" && at !== undefined) {
+      if (at < s.floor) return out(410, [], "", "STREAM_GONE");
+      if (at > tail(s) || (s.snapshot && s.snapshot.offset > at)) return out(409, [], "", "SNAPSHOT_CONFLICT");
+      if (!starts(s).includes(at)) return out(400, [], "", "INVALID_SNAPSHOT");
+      const body = req.body ?? "";
+      s.snapshot = { offset: at, ct: req.headers.find(([k]) => k.toLowerCase() === "content-type")?.[1] ?? "application/octet-stream", body, digest: `digest-${at}-${body.length}` };
+      return out(204, [...base, ["stream-snapshot-offset", offsetToken(at)], ["stream-snapshot-digest", s.snapshot.digest]]);
+    }
+    if (sub === "retention" && req.method === "PUT" && at !== undefined) {
+      if (at < s.floor || !s.snapshot || at > s.snapshot.offset) return out(409, [], "", "SNAPSHOT_CONFLICT");
+      s.floor = at;
+      return out(204, [...base, ["stream-retained-offset", offsetToken(at)]]);
+    }
+    if (sub === "bootstrap" && req.method === "GET") {
+      const from = s.snapshot?.offset ?? s.floor;
+      const parts = [`--${BOUNDARY}\r\nContent-Type: ${s.snapshot?.ct ?? "application/octet-stream"}\r\n\r\n${s.snapshot?.body ?? ""}\r\n`];
+      s.msgs.forEach((m, i) => {
+        if (starts(s)[i]! >= from) parts.push(`--${BOUNDARY}\r\nContent-Type: ${s.ct}\r\n\r\n${m}\r\n`);
+      });
+      const hs: HeaderList = [
+        ...base,
+        ["content-type", `multipart/mixed; boundary=${BOUNDARY}`],
+        ["stream-snapshot-offset", s.snapshot ? offsetToken(s.snapshot.offset) : "-1"],
+        ["stream-next-offset", offsetToken(tail(s))],
+        ["stream-up-to-date", "true"],
+      ];
+      if (s.snapshot) hs.push(["stream-snapshot-digest", s.snapshot.digest]);
+      return out(200, hs, `${parts.join("")}--${BOUNDARY}--\r\n`);
+    }
+    return out(405, [], "", "METHOD_NOT_ALLOWED");
+  }
+
   return { transport, streams };
 }
