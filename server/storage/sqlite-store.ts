@@ -21,7 +21,7 @@ import type { CheckpointerMessage } from "./checkpointer";
 import { Checkpoints } from "./checkpoints";
 import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
 import { FullDisk, watchSpace } from "./full-disk";
-import { GroupCommit, type CommitObserver, type Sync } from "./group-commit";
+import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { countStreams, listBuckets, listStreams } from "./listing";
 import { checkIntegrity } from "./integrity";
@@ -113,7 +113,6 @@ export class SqliteStore implements Store {
   private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly checkpoints: Checkpoints | undefined;
-  private readonly sync: Sync | undefined;
   /** Held for the store's whole life; dropping the reference would let GC release the lock. */
   private readonly lock: DatabaseLock | undefined;
   /** What the single-process lock is (database-lock.ts), for the start-up log; none in memory. */
@@ -203,7 +202,7 @@ export class SqliteStore implements Store {
           this.scheduleMaterialize();
         },
         durable: (batch) => this.install(batch),
-        sync: (this.sync = onDisk && options.sync === "full" ? walSync(options.path) : undefined),
+        sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
         syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
         failed: (error) => this.health.failed(error),
         mayHoldLoop: (batch) => batch.small() && !busy(),
@@ -586,7 +585,6 @@ export class SqliteStore implements Store {
         this.report("warn", "stopping without writing the last index rows (the next start replays them)", { error: (error as Error).message });
       });
     }
-    await this.sync?.close?.();
     await this.checkpoints?.close();
     this.resources.close();
     this.db.close();
