@@ -24,8 +24,21 @@ test("an append run that keeps neither side busy stalled, unless the server wait
   assert.equal(disturbance("append", "ceiling", run(89, 101)), null);
   assert.equal(disturbance("append", "ursa", run(104, 61)), null);
   assert.equal(disturbance("append", "ref-file", run(66, 17)), null);
+  assert.equal(disturbance("append", "fsync-ceiling", run(20, 0)), null);
   // Other workloads are not closed loops at full speed: an SSE writer at 50 events/s idles by design.
   assert.equal(disturbance("sse", "ursa", run(12, 14)), null);
+});
+
+test("with a handful of writers only what is CPU-bound can stall", () => {
+  const writers = (n) => ({ writers: n });
+  // One writer: client and server take turns, and neither is ever near a full core.
+  assert.equal(disturbance("append", "ceiling", run(33, 53), writers(1)), null);
+  assert.equal(disturbance("append", "ref-mem", run(60, 40), writers(1)), null);
+  assert.equal(disturbance("append", "ref-mem", run(60, 40), writers(4)), "stalled: server 60%, client 40% CPU");
+  // Durable ursa's writers wait on fdatasync until there are enough of them to keep it busy.
+  assert.equal(disturbance("append", "ursa", run(60, 40), writers(4)), null);
+  assert.equal(disturbance("append", "ursa", run(60, 40), writers(16)), "stalled: server 60%, client 40% CPU");
+  assert.equal(disturbance("append", "ursa-mem", run(60, 40), writers(4)), "stalled: server 60%, client 40% CPU");
 });
 
 test("windows too short to judge, and runs without figures, are never marked", () => {

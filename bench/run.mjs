@@ -25,8 +25,9 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 const USAGE = `npm run bench [-- options]
 
   --smoke               tiny sizes, one round, a few seconds (what npm test runs)
-  --only LIST           workloads or case-id prefixes, comma-separated (append,cas,sse,catchup,longpoll,churn)
-  --servers LIST        server kinds (ursa, ref-mem, ref-file, ceiling; also ursa-normal, ursa-mem)
+  --only LIST           workloads or case-id prefixes, comma-separated (append,cas,sse,catchup,longpoll,churn);
+                        a trailing $ takes one case id exactly (append/bin256+producer/1x1$)
+  --servers LIST        server kinds (ursa, ref-mem, ref-file, ceiling; also ursa-normal, ursa-mem, ursa-b = $URSA_BINARY_B)
   --rounds N            rounds per case, interleaved across servers (default 2)
   --duration-ms N       measured window per timed case (default 5000; sse 8000)
   --warmup-ms N         unmeasured warm-up per timed case (default 1000)
@@ -89,7 +90,7 @@ if (a["from-jsonl"]) {
   // the current code; the report counts the reruns that were actually made.
   outPath = resolve(a["from-jsonl"]);
   const lines = readFileSync(outPath, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const runs = lines.filter((l) => l.type === "run").map((r) => ({ ...r, disturbance: disturbance(r.workload, r.server, r.metrics) }));
+  const runs = lines.filter((l) => l.type === "run").map((r) => ({ ...r, disturbance: disturbance(r.workload, r.server, r.metrics, r.params) }));
   const end = lines.find((l) => l.type === "end");
   const meta = { ...lines.find((l) => l.type === "meta"), loadavgEnd: end?.loadavg ?? [] };
   const bests = pickBests(runs);

@@ -36,7 +36,7 @@ describe("bench smoke", { timeout: 120_000 }, () => {
   test("every run completed without a harness or server error", () => {
     const failed = result.runs.filter((r) => r.error).map((r) => `${r.case} ${r.server}: ${r.error.split("\n")[0]}`);
     assert.deepEqual(failed, []);
-    const expectedServers = ["ref-mem", "ref-file", "ceiling", ...(ursaAvailable ? ["ursa"] : [])];
+    const expectedServers = ["ref-mem", "ref-file", "ceiling", "fsync-ceiling", ...(ursaAvailable ? ["ursa"] : [])];
     for (const s of expectedServers) assert.ok(result.runs.some((r) => r.server === s), `no run against ${s}`);
   });
 
@@ -56,12 +56,15 @@ describe("bench smoke", { timeout: 120_000 }, () => {
             assert.equal(m.totalNon2xx, 0, `non-2xx answers, ${where}`);
             assert.equal(m.errors, 0, `transport errors, ${where}`);
             assert.ok(Number.isFinite(m.p99) && Number.isFinite(m.serverCpuUsPerAppend), where);
+            if (r.server === "fsync-ceiling") assert.equal(m.recordBytes, c.params.kind === "bin" ? 256 : 100, where);
             break;
           case "cas":
             assert.ok(m.commits > 0, `no commits, ${where}`);
             assert.equal(m.errors, 0, `errors, ${where}`);
             assert.ok(m.verified, `${r.server}: log does not verify: ${m.verify.problems.join("; ")}`);
             assert.ok(m.verify.commits >= m.commits, where);
+            // Alone on its stream, a writer that does not read in between reads once, before its first commit.
+            if (!c.params.readEach) assert.ok(m.readsPerCommit < 0.5, `${r.server}: ${m.readsPerCommit} reads per commit`);
             break;
           case "sse":
             assert.equal(m.connected, c.params.subscribers, `not every subscriber connected, ${where}`);

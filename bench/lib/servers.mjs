@@ -10,6 +10,9 @@ import { cpuSeconds, rssKiB } from "./proc.mjs";
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const URSA_BINARY = resolve(ROOT, process.env.URSA_BINARY ?? "dist/ursa");
 let ursaPath = URSA_BINARY;
+/** A second ursa binary for A/B runs in one interleaved run (`ursa-b`); copied aside as the first is. */
+const URSA_BINARY_B = process.env.URSA_BINARY_B ? resolve(ROOT, process.env.URSA_BINARY_B) : null;
+let ursaPathB = URSA_BINARY_B;
 
 /**
  * Copy the ursa binary aside for the whole run, so a rebuild of dist/ursa in the middle of a
@@ -21,6 +24,10 @@ export function snapshotUrsa() {
   const dir = mkdtempSync(join(tmpdir(), "ursa-bench-bin-"));
   const copy = join(dir, "ursa");
   copyFileSync(URSA_BINARY, copy);
+  if (URSA_BINARY_B && existsSync(URSA_BINARY_B)) {
+    ursaPathB = join(dir, "ursa-b");
+    copyFileSync(URSA_BINARY_B, ursaPathB);
+  }
   const st = statSync(URSA_BINARY);
   const sha256 = createHash("sha256").update(readFileSync(copy)).digest("hex").slice(0, 16);
   ursaPath = copy;
@@ -28,6 +35,7 @@ export function snapshotUrsa() {
     info: { path: URSA_BINARY, bytes: st.size, mtime: st.mtime.toISOString(), sha256 },
     cleanup() {
       ursaPath = URSA_BINARY;
+      ursaPathB = URSA_BINARY_B;
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -50,6 +58,15 @@ export const SERVER_KINDS = {
     available: () => existsSync(ursaPath),
     cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
+    durable: true,
+  },
+  // The same flags on $URSA_BINARY_B (an older build, say): A/B ratios from one interleaved run.
+  "ursa-b": {
+    label: "ursa B (sync full)",
+    available: () => ursaPathB !== null && existsSync(ursaPathB),
+    cmd: (dir) => [ursaPathB, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+    durable: true,
   },
   "ursa-normal": {
     label: "ursa (sync normal)",
@@ -78,6 +95,7 @@ export const SERVER_KINDS = {
       ],
     ],
     needsDir: true,
+    durable: true,
   },
   "ref-mem": {
     label: "reference (memory)",
@@ -90,6 +108,16 @@ export const SERVER_KINDS = {
     available: () => true,
     cmd: (dir) => [NODE, [join(HERE, "ref-server.mjs"), "--data", dir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
     needsDir: true,
+    waitsOnDisk: true,
+  },
+  // No server: the append workload runs fsync-ceiling.mjs in this kind's fresh directory (in the
+  // same temporary directory as ursa's data), one record and one fdatasync at a time.
+  "fsync-ceiling": {
+    label: "fdatasync ceiling (plain file)",
+    available: () => true,
+    cmd: null,
+    needsDir: true,
+    waitsOnDisk: true,
   },
   ceiling: {
     label: "Bun.serve ceiling",
@@ -111,6 +139,23 @@ export function killAllServers() {
   live.clear();
 }
 
+/** A kind the workload runs itself (the fdatasync ceiling): only its directory to clean up. */
+function processless(kind, def, dataDir) {
+  return {
+    kind,
+    label: def.label,
+    url: null,
+    pid: null,
+    dataDir,
+    log: () => "",
+    alive: () => true,
+    exitInfo: () => null,
+    async stop() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * @returns {Promise<{kind:string,label:string,url:string,pid:number,dataDir:string|null,
  *   log:()=>string, cpuSeconds:()=>number, rssKiB:()=>number, alive:()=>boolean, stop:()=>Promise<void>}>}
@@ -119,6 +164,7 @@ export async function startServer(kind) {
   const def = SERVER_KINDS[kind];
   if (!def) throw new Error(`unknown server kind ${kind}`);
   const dataDir = def.needsDir ? mkdtempSync(join(tmpdir(), `ursa-bench-${kind}-`)) : null;
+  if (def.cmd === null) return processless(kind, def, dataDir);
   const [cmd, args] = def.cmd(dataDir);
   const child = spawn(cmd, args, { cwd: dataDir ?? tmpdir(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let log = "";

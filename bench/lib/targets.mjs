@@ -17,7 +17,26 @@ export function evaluateTargets(bests, runs) {
     const u = get(id, URSA);
     const r = get(id, REF);
     const um = u?.metrics;
-    if (wl === "append") {
+    const params = runs.find((x) => x.case === id)?.params ?? {};
+    if (wl === "append" && params.writers < 100) {
+      // A handful of writers (issue 20): one is held to the disk, more to the reference.
+      const rr = ratio(um?.appendsPerS, r?.metrics.appendsPerS);
+      if (params.writers === 1) {
+        const s = get(id, "fsync-ceiling");
+        const rs = ratio(um?.appendsPerS, s?.metrics.appendsPerS);
+        add(id, "appends/s ≥ 75% of the fdatasync ceiling", rs, 0.75, cmp(rs, (v) => v >= 0.75), s ? `${Math.round(s.metrics.appendsPerS)} syncs/s of ${s.metrics.recordBytes} B, ${(1000 * s.metrics.meanMs).toFixed(0)} µs each` : undefined);
+      } else {
+        const floor = params.writers >= 16 ? 1 : 0.5;
+        add(id, `appends/s ≥ ${floor.toFixed(1)}× reference (memory)`, rr, floor, cmp(rr, (v) => v >= floor));
+        if (params.writers >= 16) {
+          const cpu = um?.serverCpuUsPerAppend;
+          add(id, "server CPU ≤ 60 µs per append", cpu, 60, cmp(cpu, (v) => v <= 60));
+        }
+      }
+      const ursaRuns = runs.filter((x) => x.case === id && x.server === URSA && x.metrics);
+      const bad = ursaRuns.length ? ursaRuns.reduce((t, x) => t + x.metrics.totalNon2xx + x.metrics.errors, 0) : null;
+      add(id, "zero non-2xx (all rounds)", bad, 0, cmp(bad, (v) => v === 0));
+    } else if (wl === "append") {
       const f = get(id, "ref-file");
       const c = get(id, "ceiling");
       const rr = ratio(um?.appendsPerS, r?.metrics.appendsPerS);
@@ -55,6 +74,16 @@ export function evaluateTargets(bests, runs) {
       add(id, "writer held 50 events/s", um ? um.writerRate : null, 49, um ? um.writerHeld : null);
       const lost = um ? um.missing + um.duplicates + um.errors : null;
       add(id, "every subscriber got every event once", lost, 0, cmp(lost, (v) => v === 0));
+      if (subs >= 1000) {
+        // Not only the best round (issue 20): each round counts once, by its last attempt (the
+        // rerun, where a disturbed run was rerun).
+        const last = new Map();
+        for (const x of runs) if (x.case === id && x.server === URSA) last.set(x.round, x);
+        const rounds = [...last.values()];
+        const held = rounds.filter((x) => x.metrics && x.metrics.writerHeld && x.metrics.p99 <= limit).length;
+        const worst = Math.max(...rounds.map((x) => x.metrics?.p99 ?? Infinity));
+        if (rounds.length) add(id, `every round: writer held 50 events/s and p99 ≤ ${limit} ms`, held, rounds.length, held === rounds.length, `worst p99 ${worst.toFixed(2)} ms`);
+      }
     } else if (wl === "catchup") {
       const rr = ratio(um?.MBps, r?.metrics.MBps);
       add(id, "MB/s ≥ 2× reference (memory)", rr, 2, cmp(rr, (v) => v >= 2));

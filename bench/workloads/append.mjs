@@ -3,7 +3,12 @@
 //   kind "bin":  256 B application/octet-stream bodies with Producer-Id/Epoch/Seq (expects 200)
 //   kind "json": 100 B application/json object bodies, no producer headers (expects 204)
 // Reports appends/s, latency percentiles, non-2xx, server CPU per append and client CPU.
+// Against the "fsync-ceiling" kind there is no server: one process appends records of the same
+// size to a plain file, each followed by fdatasync (lib/fsync-ceiling.mjs), and its syncs count
+// as appends.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
 import { PHASE, startParts } from "../lib/pool.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
@@ -22,6 +27,7 @@ export function jsonBody(writer, seq) {
  * @param p { kind, streams, writers, warmupMs, durationMs, maxRequests, threads, runId }
  */
 export async function run(server, p) {
+  if (server.kind === "fsync-ceiling") return syncCeiling(server.dataDir, p);
   const names = Array.from({ length: p.streams }, (_, i) => `bench-${p.runId}-${p.kind}-${i}`);
   // Create the streams (setup traffic, not measured).
   let createFailures = 0;
@@ -78,6 +84,59 @@ export async function run(server, p) {
     windowS: cpu.wallS,
     capped,
   };
+}
+
+/** The bytes one append of this kind carries. */
+const RECORD_BYTES = { bin: 256, json: 100 };
+
+/** The fdatasync ceiling, run in `dir`, with the CPU of its process metered like a server's. */
+async function syncCeiling(dir, p) {
+  const script = fileURLToPath(new URL("../lib/fsync-ceiling.mjs", import.meta.url));
+  const child = spawn(process.execPath, [script, dir, String(RECORD_BYTES[p.kind]), String(p.warmupMs), String(p.durationMs)], { stdio: ["pipe", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  try {
+    let out = "";
+    let meter = null;
+    const result = await new Promise((resolve, reject) => {
+      child.stdout.on("data", (d) => {
+        out += d;
+        if (meter === null && out.includes("measure\n")) meter = cpuMeter(child.pid);
+        const last = out.slice(out.indexOf("measure\n") + 8);
+        if (meter && last.endsWith("\n")) resolve({ line: JSON.parse(last), cpu: meter() });
+      });
+      exited.then((code) => reject(new Error(`fsync-ceiling.mjs exited (${code}) before its result: ${err}`)));
+    });
+    const { line: r, cpu } = result;
+    return {
+      appendsPerS: r.syncs / r.wallS,
+      ok: r.syncs,
+      p50: r.p50,
+      p99: r.p99,
+      p999: r.p999,
+      max: r.max,
+      meanMs: r.mean,
+      non2xx: 0,
+      errors: 0,
+      totalReq: r.syncs,
+      totalNon2xx: 0,
+      statuses: {},
+      errorSamples: [],
+      serverCpuUsPerAppend: (cpu.serverCpuS * 1e6) / r.syncs,
+      serverCpuPct: cpu.serverCpuPct,
+      clientCpuPct: cpu.clientCpuPct,
+      otherCpuPct: cpu.otherCpuPct,
+      stealPct: cpu.stealPct,
+      clientCpuUsPerReq: NaN,
+      windowS: cpu.wallS,
+      recordBytes: RECORD_BYTES[p.kind],
+      capped: false,
+    };
+  } finally {
+    child.stdin.end();
+    await exited;
+  }
 }
 
 /** Worker part: run the closed-loop writers given in params.writers. */

@@ -4,6 +4,9 @@
 //      Stream-Up-To-Date: true, counting events: n = all events in the log so far;
 //   2. POSTs a commit of 1–3 events as one JSON array with Stream-Seq = n zero-padded to 20;
 //   3. on 409 it goes back to 1 (reads on and retries with the new count).
+// With readEach false, a writer that committed skips step 1 next time: it adds its own events to
+// n and reads on from the offset its commit's answer gave only after a 409. Alone on its stream,
+// it then commits back to back, as a writer that owns a stream would.
 // Every event records its writer, attempt and the Stream-Seq it was sent with, so afterwards
 // every log is read back and verified: each commit's Stream-Seq equals the events before it,
 // its events are contiguous, and exactly the acknowledged commits are present.
@@ -14,7 +17,7 @@ import { Samples, sleep, totals } from "../lib/stats.mjs";
 
 const pad20 = (n) => String(n).padStart(20, "0");
 
-/** p: { streams, writers, warmupMs, durationMs, maxRequests, runId, threads } */
+/** p: { streams, writers, readEach, warmupMs, durationMs, maxRequests, runId, threads } */
 export async function run(server, p) {
   const names = Array.from({ length: p.streams }, (_, i) => `bench-${p.runId}-cas-${i}`);
   await forEachConcurrent(names, 8, server.url, async (conn, name) => {
@@ -26,7 +29,7 @@ export async function run(server, p) {
   const { phases, ready, done } = startParts(import.meta.url, "part", (index) => {
     const writers = [];
     for (let w = index; w < p.writers; w += threads) writers.push({ id: w, path: `/v1/stream/${names[w % p.streams]}` });
-    return { url: server.url, writers, maxRequests: Math.ceil(p.maxRequests / threads) };
+    return { url: server.url, writers, readEach: p.readEach !== false, maxRequests: Math.ceil(p.maxRequests / threads) };
   }, threads);
   await ready;
   phases.set(PHASE.WARMUP);
@@ -139,7 +142,7 @@ export async function readAll(conn, path) {
 
 /** Worker part: the writers in params.writers, each on its own connection. */
 export async function part(params, ctx) {
-  const { url, writers, maxRequests } = params;
+  const { url, writers, readEach, maxRequests } = params;
   const lat = new Samples(1 << 14);
   let commits = 0, conflicts = 0, conflictsNoLastSeq = 0, errors = 0, reads = 0, totalCommits = 0, requests = 0, capped = false;
   const errorSamples = [];
@@ -157,11 +160,12 @@ export async function part(params, ctx) {
       let offset = "-1";
       let n = 0;
       let attempt = 0;
+      let counted = false;
       let rnd = (w.id + 1) * 2654435761;
       outer: while (ctx.phases.get() < PHASE.STOP) {
         const t0 = performance.now();
-        // 1. Read to the tail.
-        for (;;) {
+        // 1. Read to the tail, unless the last commit told this writer where the tail is.
+        while (!counted) {
           if (++requests > maxRequests) {
             capped = true;
             break outer;
@@ -187,6 +191,10 @@ export async function part(params, ctx) {
           if (r.headers["stream-up-to-date"] === "true") break;
         }
         // 2. Commit 1–3 events with Stream-Seq = n.
+        if (!readEach && requests >= maxRequests) {
+          capped = true;
+          break;
+        }
         rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0;
         const k = 1 + ((rnd >>> 16) % 3);
         const c = attempt++;
@@ -207,15 +215,23 @@ export async function part(params, ctx) {
         const inWindow = ctx.phases.get() === PHASE.MEASURE;
         if (r.status >= 200 && r.status < 300) {
           acked.push([w.id, c, n, k]);
+          const next = r.headers["stream-next-offset"];
+          if (!readEach && next !== undefined) {
+            n += k;
+            offset = next;
+            counted = true;
+          }
           if (inWindow) {
             commits++;
             lat.add(performance.now() - t0);
           }
         } else if (r.status === 409) {
+          counted = false;
           if (inWindow) conflicts++;
           if (r.headers["stream-last-seq"] === undefined) conflictsNoLastSeq++;
           // 3. Another writer won: read on from `offset` and retry with the new count.
         } else {
+          counted = false;
           errors++;
           note(`commit HTTP ${r.status} ${JSON.stringify(r.headers)}`);
           await sleep(5);

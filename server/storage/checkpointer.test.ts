@@ -3,11 +3,14 @@ import { expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { inTempDir } from "../testing/temp-dir";
-import type { CheckpointerStart } from "./checkpointer";
+import type { CheckpointDone, CheckpointerStart, CheckpointRequest } from "./checkpointer";
 
 const walBytes = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
 
-/** A database whose WAL holds a 2 MiB burst, and a checkpoint thread started on it with `walLimitBytes`. */
+/**
+ * A database whose WAL holds a 2 MiB burst, and a checkpoint thread started on it with
+ * `walLimitBytes`, asked for a checkpoint every 20 ms as the store asks every 100.
+ */
 async function afterBurst(limit: (burst: number) => number, check: (path: string, burst: number, db: Database) => Promise<void>): Promise<void> {
   await inTempDir(async (dir) => {
     const path = join(dir, "w.sqlite");
@@ -20,8 +23,13 @@ async function afterBurst(limit: (burst: number) => number, check: (path: string
     const burst = walBytes(path);
     expect(burst).toBeGreaterThan(2 * 1024 * 1024);
     const worker = new Worker(new URL("./checkpointer.ts", import.meta.url));
+    let asked = 0;
+    worker.onmessage = (event: MessageEvent<CheckpointDone>) => {
+      if (event.data.done === asked) setTimeout(() => worker.postMessage({ checkpoint: ++asked } satisfies CheckpointRequest), 20);
+    };
     try {
-      worker.postMessage({ path, intervalMs: 20, walLimitBytes: limit(burst) } satisfies CheckpointerStart);
+      worker.postMessage({ path, walLimitBytes: limit(burst) } satisfies CheckpointerStart);
+      worker.postMessage({ checkpoint: ++asked } satisfies CheckpointRequest);
       // Measured while the thread runs: its connection closing would reset the WAL by itself.
       await check(path, burst, db);
     } finally {

@@ -1,6 +1,7 @@
 // The checkpoint thread. Copying WAL frames into the database file (and syncing it) is slow and
 // would otherwise run inside some COMMIT on the event loop every 1000 pages; here it runs beside
-// it, on its own connection. A PASSIVE checkpoint never blocks the writer or readers.
+// it, on its own connection, whenever the store asks (checkpoints.ts). A PASSIVE checkpoint never
+// blocks the writer or readers.
 
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
@@ -9,9 +10,17 @@ declare const self: Worker;
 
 export interface CheckpointerStart {
   path: string;
-  intervalMs: number;
   /** A WAL grown past this in a burst is truncated once writes pause (open-database.ts WAL_SIZE_LIMIT). */
   walLimitBytes: number;
+}
+
+/** The store asks for one checkpoint; the thread answers with a CheckpointDone of the same id. */
+export interface CheckpointRequest {
+  checkpoint: number;
+}
+
+export interface CheckpointDone {
+  done: number;
 }
 
 /** What the thread tells the store, which logs it. */
@@ -25,39 +34,51 @@ export interface CheckpointerMessage {
 
 const report = (m: CheckpointerMessage) => self.postMessage(m);
 
-self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
-  const db = new Database(event.data.path, { strict: true });
+let checkpoint: (() => void) | undefined;
+// A failure (a busy database, a full disk) is retried at the next request, and the writer's own
+// safety-net checkpoint keeps the WAL bounded meanwhile. It is logged when it starts and when it
+// ends, not ten times a second.
+let failing = false;
+
+function start({ path, walLimitBytes }: CheckpointerStart): () => void {
+  const db = new Database(path, { strict: true });
   db.exec("PRAGMA busy_timeout = 5000");
-  const checkpoint = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
+  const passive = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
   const truncate = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
-  const walBytes = () => statSync(`${event.data.path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+  const walBytes = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
   let lastLog = -1;
-  // A failure (a busy database, a full disk) is retried at the next tick, and the writer's own
-  // safety-net checkpoint keeps the WAL bounded meanwhile. It is logged when it starts and when it
-  // ends, not ten times a second.
-  let failing = false;
-  setInterval(() => {
-    try {
-      const { busy, log, checkpointed } = checkpoint.get()!;
-      // SQLite reuses a WAL from its start once it is checkpointed, but never shrinks it unless the
-      // writer commits again (journal_size_limit): after a burst with nothing after it, a 1 GiB
-      // WAL stayed 1 GiB. Caught up, with no write since the last tick, it is truncated here.
-      // TRUNCATE waits for readers and holds writers off; with no busy timeout it does neither,
-      // and a busy database just means another try at the next tick.
-      if (busy === 0 && log === checkpointed && log === lastLog && walBytes() > event.data.walLimitBytes) {
-        db.exec("PRAGMA busy_timeout = 0");
-        try {
-          truncate.get();
-        } finally {
-          db.exec("PRAGMA busy_timeout = 5000");
-        }
+  return () => {
+    const { busy, log, checkpointed } = passive.get()!;
+    // SQLite reuses a WAL from its start once it is checkpointed, but never shrinks it unless the
+    // writer commits again (journal_size_limit): after a burst with nothing after it, a 1 GiB
+    // WAL stayed 1 GiB. Caught up, with no write since the last checkpoint, it is truncated here.
+    // TRUNCATE waits for readers and holds writers off; with no busy timeout it does neither,
+    // and a busy database just means another try at the next request.
+    if (busy === 0 && log === checkpointed && log === lastLog && walBytes() > walLimitBytes) {
+      db.exec("PRAGMA busy_timeout = 0");
+      try {
+        truncate.get();
+      } finally {
+        db.exec("PRAGMA busy_timeout = 5000");
       }
-      lastLog = log;
-      if (failing) report({ level: "info", message: "background checkpoints work again" });
-      failing = false;
-    } catch (error) {
-      if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message, code: (error as { code?: string }).code });
-      failing = true;
     }
-  }, event.data.intervalMs);
+    lastLog = log;
+  };
+}
+
+self.onmessage = (event: MessageEvent<CheckpointerStart | CheckpointRequest>) => {
+  const m = event.data;
+  if ("path" in m) {
+    checkpoint = start(m);
+    return;
+  }
+  try {
+    checkpoint!();
+    if (failing) report({ level: "info", message: "background checkpoints work again" });
+    failing = false;
+  } catch (error) {
+    if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message, code: (error as { code?: string }).code });
+    failing = true;
+  }
+  self.postMessage({ done: m.checkpoint } satisfies CheckpointDone);
 };

@@ -93,6 +93,22 @@ describe("group commit", () => {
     expect(syncs).toBe(2);
   });
 
+  test("a hold begins no transaction until it ends; the writes submitted meanwhile share one", async () => {
+    const { gc, insert, rows, log } = setup();
+    let end!: () => void;
+    gc.hold(new Promise<void>((r) => (end = r)));
+    const first = gc.submit(() => insert.run(1));
+    await Bun.sleep(5);
+    const second = gc.submit(() => insert.run(2));
+    await Bun.sleep(5);
+    expect(rows()).toEqual([]);
+    expect(log).toEqual([]);
+    end();
+    await Promise.all([first, second]);
+    expect(rows()).toEqual([1, 2]);
+    expect(log).toEqual(["committed 1", "durable 1"]);
+  });
+
   test("with a sync, nothing in a batch is acknowledged or made visible before the background sync completes", async () => {
     let release!: () => void;
     const { gc, insert, log } = setup((l) => syncing(() => new Promise<void>((r) => (release = r)), l));

@@ -17,14 +17,14 @@ import { firstEndingAfter, RecentMessages, type LogEntry } from "./recent-messag
 import type { Statements } from "./rows";
 
 /**
- * A row's parameters: all ten for the last row of an append that carries producer headers or a
- * Stream-Seq, else the six of a plain row (the guard columns are NULL literals in its statement).
- * Binding is most of what an insert costs from JavaScript: six parameters instead of ten took 25-30%
- * off the time per row, which batched appends (512 plain rows a request) spend most of their
- * storage time in.
+ * A row's parameters: its id and all ten columns for the last row of an append that carries
+ * producer headers or a Stream-Seq, else the id and the six of a plain row (the guard columns are
+ * NULL literals in its statement). Binding is most of what an insert costs from JavaScript: six
+ * parameters instead of ten took 25-30% off the time per row, which batched appends (512 plain
+ * rows a request) spend most of their storage time in.
  */
-const GUARDED_PARAMS = 10;
-const PLAIN_PARAMS = 6;
+const GUARDED_PARAMS = 11;
+const PLAIN_PARAMS = 7;
 
 /** One step of deleting below a floor stops after this many rows or bytes (reclaimer.ts). */
 const FLOOR_STEP_ROWS = 8192;
@@ -73,10 +73,17 @@ export class MessageLog {
   private readonly lazyStreams = new Map<number, string>();
   private readonly lazyProducers = new Map<number, Set<string>>();
   private indexedUpTo: number;
+  /**
+   * The id the next log row gets. ursa gives log rows their ids rather than SQLite: "every row up
+   * to indexed_upto is indexed" must stay true of rows written later, so an id is never given
+   * twice, even after the rows with the highest ids are deleted. AUTOINCREMENT promised that too,
+   * by rewriting its sqlite_sequence row in every transaction: a second WAL page in each small
+   * commit (bench/PROFILE-20.md). Ids given to a transaction that rolls back stay unused.
+   */
+  private nextId: number;
   private lastMaterializedAt: number;
 
   private readonly inserts = new Map<number, Statement>();
-  private readonly maxId: Statement<{ id: number | null }>;
   private readonly indexRange: Statement;
   private readonly readFrom: Statement<MessageRow>;
   private readonly segAt: Statement<{ seg: number }>;
@@ -99,7 +106,6 @@ export class MessageLog {
     recentBytes = 0,
   ) {
     this.recent = new RecentMessages(recentBytes);
-    this.maxId = db.prepare("SELECT max(id) AS id FROM msgs");
     // OR ROLLBACK: a duplicate key (which would be a bug) fails the whole transaction, so SQLite
     // keeps no statement journal. That journal copied every index leaf the statement touched and
     // spilled past 64 KiB into a temp file each time: 3,000 rows took 5.7–6.1 ms with it, 4.5 without.
@@ -119,10 +125,11 @@ export class MessageLog {
     );
     this.deleteRows = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ?)");
     this.deleteIndex = db.prepare("DELETE FROM msg_index WHERE stream_id = ?");
+    // ?5 is the first copy's id (nextId), the others follow it.
     const copy = (dataExpr: string, range: string) =>
       db.prepare(
-        `INSERT INTO msgs (stream_id, start, seg, data) SELECT ?1, i.start, m.seg, ${dataExpr} FROM msg_index i JOIN msgs m ON m.id = i.msg_id
-         WHERE i.stream_id = ?2 AND ${range} ORDER BY i.start`,
+        `INSERT INTO msgs (id, stream_id, start, seg, data) SELECT ?5 + row_number() OVER (ORDER BY i.start) - 1, ?1, i.start, m.seg, ${dataExpr}
+         FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ?2 AND ${range} ORDER BY i.start`,
       );
     this.copyRows = copy("m.data", "i.start >= ?3 AND i.start < ?4");
     this.copyPrefix = copy("substr(m.data, 1, ?4)", "i.start = ?3");
@@ -135,6 +142,12 @@ export class MessageLog {
     this.deleteIndexUpTo = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start <= ?");
     this.anyBelow = db.prepare("SELECT 1 AS one FROM msg_index WHERE stream_id = ? AND start < ? LIMIT 1");
     this.indexedUpTo = Number(st.getMeta.get("indexed_upto")?.value ?? 0);
+    // Above every id the table holds, every id ever indexed, and every id a version 4 table's
+    // AUTOINCREMENT gave (sqlite_sequence exists: other tables still use it).
+    const used = db
+      .query<{ id: number | null }, []>("SELECT max((SELECT coalesce(max(id), 0) FROM msgs), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'msgs'), 0)) AS id")
+      .get()!.id;
+    this.nextId = Math.max(used ?? 0, this.indexedUpTo) + 1;
     this.lastMaterializedAt = now();
   }
 
@@ -173,13 +186,14 @@ export class MessageLog {
       const data = messages[i]!;
       // The append's producer and Stream-Seq ride on its last row: a transaction never splits.
       const guarded = i === messages.length - 1 && (producer !== null || append.streamSeq !== null);
+      const id = this.nextId++;
       if (guarded) {
-        tx.log.rowParams.push(after.id, pos, append.start, data, ++n, producer?.id ?? null, producer?.epoch ?? null, producer?.seq ?? null, append.streamSeq, nowMs);
+        tx.log.rowParams.push(id, after.id, pos, append.start, data, ++n, producer?.id ?? null, producer?.epoch ?? null, producer?.seq ?? null, append.streamSeq, nowMs);
       } else {
-        tx.log.rowParams.push(after.id, pos, append.start, data, ++n, nowMs);
+        tx.log.rowParams.push(id, after.id, pos, append.start, data, ++n, nowMs);
       }
       tx.log.rowGuarded.push(guarded);
-      tx.log.entries.push({ id: 0, streamId: after.id, start: pos, data });
+      tx.log.entries.push({ id, streamId: after.id, start: pos, data });
       pos += data.length;
     }
     tx.log.streams.set(after.id, key);
@@ -200,9 +214,8 @@ export class MessageLog {
       while (run < INSERT_SIZES[0]! && row + run < rowGuarded.length && rowGuarded[row + run] === guarded) run++;
       const size = INSERT_SIZES.find((n) => n <= run)!;
       const width = size * (guarded ? GUARDED_PARAMS : PLAIN_PARAMS);
-      // AUTOINCREMENT ids of one statement's rows are consecutive, ending at the last one's.
-      const last = Number(this.insertStatement(size, guarded).run(...rowParams.slice(at, at + width)).lastInsertRowid);
-      for (let i = 0; i < size; i++) entries[tx.log.inserted++]!.id = last - size + 1 + i;
+      this.insertStatement(size, guarded).run(...rowParams.slice(at, at + width));
+      tx.log.inserted += size;
       at += width;
       row += size;
     }
@@ -214,9 +227,9 @@ export class MessageLog {
     const key = guarded ? -rows : rows;
     let statement = this.inserts.get(key);
     if (!statement) {
-      const row = guarded ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?)";
+      const row = guarded ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?)";
       statement = this.db.prepare(
-        `INSERT INTO msgs (stream_id, start, seg, data, n, producer_id, producer_epoch, producer_seq, stream_seq, at_ms) VALUES ${Array.from({ length: rows }, () => row).join(", ")}`,
+        `INSERT INTO msgs (id, stream_id, start, seg, data, n, producer_id, producer_epoch, producer_seq, stream_seq, at_ms) VALUES ${Array.from({ length: rows }, () => row).join(", ")}`,
       );
       this.inserts.set(key, statement);
     }
@@ -245,7 +258,7 @@ export class MessageLog {
     this.flush(tx);
     const first = tx.log.materializedUpTo === null;
     const from = tx.log.materializedUpTo ?? this.indexedUpTo;
-    const upTo = this.maxId.get()!.id ?? 0;
+    const upTo = this.nextId - 1;
     if (upTo > from) this.indexRange.run(from, upTo);
     const streams = first ? [this.lazyStreams, tx.log.streams] : [tx.log.streams];
     const producers = first ? [this.lazyProducers, tx.log.producers] : [tx.log.producers];
@@ -300,10 +313,10 @@ export class MessageLog {
    */
   copyForFork(tx: Batch, forkId: number, source: StreamState, floor: number, offset: number, subBytes: number, json: boolean): number {
     this.materialize(tx);
-    this.copyRows.run(forkId, source.id, floor, offset);
+    this.nextId += this.copyRows.run(forkId, source.id, floor, offset, this.nextId).changes;
     if (subBytes > 0) {
-      if (json) this.copyRows.run(forkId, source.id, offset, offset + subBytes);
-      else this.copyPrefix.run(forkId, source.id, offset, subBytes);
+      if (json) this.nextId += this.copyRows.run(forkId, source.id, offset, offset + subBytes, this.nextId).changes;
+      else this.nextId += this.copyPrefix.run(forkId, source.id, offset, subBytes, this.nextId).changes;
     }
     const below = source.messageCount - this.countFrom.get(source.id, offset)!.n;
     this.materialize(tx);

@@ -93,7 +93,9 @@ function migrate(db: Database): void {
   const version = row ? Number(row.value) : null;
   if (version === 2) db.transaction(() => db.exec(MIGRATE_2_TO_3 + MIGRATE_3_TO_4))();
   else if (version === 3) db.transaction(() => db.exec(MIGRATE_3_TO_4))();
-  else if (version !== null && version !== SCHEMA_VERSION) {
+  // Version 5 changed only how log ids are given (schema.ts): a version 4 database needs nothing
+  // more than its new version number, which also keeps an older ursa from opening it.
+  else if (version !== null && version !== 4 && version !== SCHEMA_VERSION) {
     throw new Error(`database schema version ${version} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
   }
   db.exec(SCHEMA);

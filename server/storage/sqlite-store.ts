@@ -17,7 +17,8 @@ import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/stat
 import { AttrsTable } from "./attrs-table";
 import { Batch } from "./batch";
 import type { DatabaseLock } from "./database-lock";
-import type { CheckpointerMessage, CheckpointerStart } from "./checkpointer";
+import type { CheckpointerMessage } from "./checkpointer";
+import { Checkpoints } from "./checkpoints";
 import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
 import { FullDisk, watchSpace } from "./full-disk";
 import { GroupCommit, type CommitObserver } from "./group-commit";
@@ -66,6 +67,8 @@ export interface SqliteStoreOptions {
    * the entry module (main.ts), the only location the bundle keeps.
    */
   checkpointerUrl?: URL;
+  /** How often the checkpoint thread copies the WAL into the database file (checkpoints.ts). */
+  checkpointEveryMs?: number;
   /** How often deferred index and summary rows are written (message-log.ts). */
   materializeEveryMs?: number;
   /** How many bytes of the newest messages reads may find in memory (recent-messages.ts). */
@@ -109,7 +112,7 @@ export class SqliteStore implements Store {
   /** Streams in the cache that are not soft-deleted sources, kept as the cache changes. */
   private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
-  private checkpointer: Worker | undefined;
+  private readonly checkpoints: Checkpoints | undefined;
   /** Held for the store's whole life; dropping the reference would let GC release the lock. */
   private readonly lock: DatabaseLock | undefined;
   /** What the single-process lock is (database-lock.ts), for the start-up log; none in memory. */
@@ -145,15 +148,14 @@ export class SqliteStore implements Store {
     try {
       const busy = options.busy ?? (() => false);
       if (onDisk) {
-        this.checkpointer = new Worker(options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url));
         const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
-        this.checkpointer.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
-          report(event.data);
+        const url = options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url);
+        this.checkpoints = new Checkpoints(url, options.path, WAL_SIZE_LIMIT, (until) => this.writes.hold(until), (m) => {
+          report(m);
           // A checkpoint that cannot grow the database file while writes still fit in the WAL's
           // old space would let the WAL fill with pages that need room the disk lacks: full now.
-          if (event.data.code === "SQLITE_FULL") this.health.becomeFull();
-        };
-        this.checkpointer.postMessage({ path: options.path, intervalMs: 100, walLimitBytes: WAL_SIZE_LIMIT } satisfies CheckpointerStart);
+          if (m.code === "SQLITE_FULL") this.health.becomeFull();
+        }, options.checkpointEveryMs);
       }
       this.st = new Statements(this.db);
       this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
@@ -196,6 +198,7 @@ export class SqliteStore implements Store {
           if (batch.clientWrite) this.health.succeeded();
           for (const [key, state] of batch.overlay) this.pending.set(key, state);
           this.log.committed(batch);
+          this.checkpoints?.committed();
           this.scheduleMaterialize();
         },
         durable: (batch) => this.install(batch),
@@ -223,7 +226,7 @@ export class SqliteStore implements Store {
       this.fullDisk = reserve && watchSpace({ db: this.db, dbPath: options.path, reserve, health: this.health, log, submit: (run) => this.writes.submit(run), probe: () => this.probeRow() });
       if (onDisk && options.integrityCheckUrl !== false) this.integrityCheck = checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), options.path, this.health, log);
     } catch (error) {
-      void this.checkpointer?.terminate();
+      void this.checkpoints?.close();
       this.db.close();
       this.lock?.release();
       throw error;
@@ -582,7 +585,7 @@ export class SqliteStore implements Store {
         this.report("warn", "stopping without writing the last index rows (the next start replays them)", { error: (error as Error).message });
       });
     }
-    await this.checkpointer?.terminate();
+    await this.checkpoints?.close();
     this.resources.close();
     this.db.close();
     this.lock?.release();

@@ -1,0 +1,89 @@
+// When the checkpoint thread (checkpointer.ts) runs, and why the writer holds still meanwhile.
+//
+// SQLite writes a transaction's frames at the start of the WAL again ("restarts" it) only when the
+// transaction begins after a checkpoint has copied every frame into the database file. A
+// checkpoint running beside a busy writer never gets there: a commit always adds a frame before
+// it ends. Then the WAL only grows, until the writer's own safety-net checkpoint at 64 MiB, and a
+// sync of frames appended to a growing file must also write its size and block map: two device
+// writes instead of one. Measured here, a 4,120-byte WAL frame: 2,538 and 1,877 fdatasyncs/s
+// appended to the file, 3,505 and 3,359/s written over an existing part of it (bench/PROFILE-20.md).
+// So each checkpoint holds new transactions back until it is done (a millisecond or so, every
+// 100 ms; writes meanwhile queue and then share one transaction), and the next one restarts the WAL.
+
+import type { CheckpointDone, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "./checkpointer";
+
+export const CHECKPOINT_EVERY_MS = 100;
+
+/**
+ * The longest writes are held for one checkpoint: past it they go on, and that checkpoint only
+ * copies frames (the WAL goes on growing until one finishes in time).
+ */
+export const MAX_HOLD_MS = 10;
+
+export class Checkpoints {
+  private readonly worker: Worker;
+  private readonly timer: ReturnType<typeof setInterval>;
+  private lastId = 0;
+  /** The checkpoint asked for and not yet answered, if any: never more than one at a time. */
+  private waiting: { id: number; answered: () => void } | null = null;
+  private committedSince = false;
+  /** Whether the last checkpoint asked for had writes before it. */
+  private wroteBefore = false;
+
+  /**
+   * @param hold starts no transaction until the promise settles (GroupCommit.hold)
+   * @param report what the thread says about its own trouble
+   */
+  constructor(
+    url: URL,
+    path: string,
+    walLimitBytes: number,
+    private readonly hold: (until: Promise<void>) => void,
+    report: (message: CheckpointerMessage) => void,
+    everyMs = CHECKPOINT_EVERY_MS,
+  ) {
+    this.worker = new Worker(url);
+    this.worker.onmessage = (event: MessageEvent<CheckpointerMessage | CheckpointDone>) => {
+      const m = event.data;
+      if (!("done" in m)) report(m);
+      else if (this.waiting?.id === m.done) this.answered();
+    };
+    this.worker.postMessage({ path, walLimitBytes } satisfies CheckpointerStart);
+    this.timer = setInterval(() => this.tick(), everyMs);
+    this.timer.unref();
+  }
+
+  /** A transaction committed: the next tick has frames to copy. */
+  committed(): void {
+    this.committedSince = true;
+  }
+
+  private tick(): void {
+    if (this.waiting !== null) return;
+    const writes = this.committedSince;
+    // One more checkpoint after the writes stop: the one that finds nothing new may truncate a WAL
+    // a burst left over its limit (checkpointer.ts). Nothing to hold back for it.
+    if (!writes && !this.wroteBefore) return;
+    this.wroteBefore = writes;
+    this.committedSince = false;
+    const id = ++this.lastId;
+    const done = new Promise<void>((resolve) => {
+      this.waiting = { id, answered: resolve };
+      if (writes) setTimeout(resolve, MAX_HOLD_MS).unref();
+    });
+    this.worker.postMessage({ checkpoint: id } satisfies CheckpointRequest);
+    if (writes) this.hold(done);
+  }
+
+  private answered(): void {
+    const w = this.waiting!;
+    this.waiting = null;
+    w.answered();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    if (this.waiting) this.answered();
+    await this.worker.terminate();
+  }
+}
