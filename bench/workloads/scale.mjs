@@ -39,10 +39,10 @@ export async function run(server, p) {
     if (!ok(r.status)) fail(what, r);
     return r;
   };
-  let conn = new Conn(server.url, { idleReconnectMs: 600_000 });
+  let conn = new Conn(server.url);
   const conns = [];
   const open = () => {
-    const c = new Conn(server.url, { idleReconnectMs: 600_000 });
+    const c = new Conn(server.url);
     conns.push(c);
     return c;
   };
@@ -106,7 +106,7 @@ export async function run(server, p) {
     conn.close();
     for (const c of conns.splice(0)) c.close();
     const { spawnedAt } = await server.restart();
-    conn = new Conn(server.url, { idleReconnectMs: 600_000 });
+    conn = new Conn(server.url);
     let restartMs = NaN;
     for (let tries = 0; tries < 10_000; tries++) {
       const r = await conn.request("HEAD", probe, "", null).catch(() => ({ status: 0 }));
