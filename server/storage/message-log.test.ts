@@ -259,6 +259,9 @@ describe("message log", () => {
       await store.append("old/one", { contentType: "text/plain", messages: [new TextEncoder().encode("!")], close: false, streamSeq: null, producer: null, incarnation: null });
       const after = store.get("old/one")!;
       expect(new TextDecoder().decode(Buffer.concat(store.readRange(after, 0, 100, false).chunks))).toBe("foobar!");
+      // Version 5 counts what the older versions held (schema.ts, MIGRATE_4_TO_5).
+      expect(store.counts()).toEqual({ streams: 1, buckets: 1 });
+      expect(store.getBucket("old")?.streams).toBe(1);
       await store.close();
     });
   });

@@ -1,6 +1,7 @@
-// The SQLite-backed Store. Stream metadata and producer state live in memory, rebuilt from the
-// database at start; the database is the truth. Writes go through group commit (one transaction
-// and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
+// The SQLite-backed Store. The database is the truth; a stream's metadata and producer state are
+// loaded from it on first touch into a bounded cache (stream-cache.ts), so start-up reads only
+// what the log says a crash left behind. Writes go through group commit (one transaction and one
+// sync for every write in an event-loop turn), and the cache changes only once they are durable.
 
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
@@ -22,13 +23,13 @@ import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
 import { FullDisk, watchSpace } from "./full-disk";
 import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
-import { countStreams, listBuckets, listStreams } from "./listing";
+import { Listing } from "./listing";
 import { checkIntegrity } from "./integrity";
 import { MessageLog } from "./message-log";
 import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
 import { ResourceStore } from "./resource-store";
-import { rowToState, Statements, type LoadedStreamRow, type ProducerRow } from "./rows";
+import { Statements } from "./rows";
 import { SnapshotBlobs } from "./snapshot-blobs";
 import { stderrLog, type StoreLog } from "./store-log";
 import type {
@@ -47,6 +48,9 @@ import type {
   StoreStats,
   StreamChange,
 } from "./store";
+import { StateLoader } from "./state-loader";
+import { StreamCache } from "./stream-cache";
+import { StreamCounts, type Count } from "./stream-counts";
 import { StreamDamage } from "./stream-damage";
 import { StreamTx } from "./stream-tx";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
@@ -88,6 +92,8 @@ export interface SqliteStoreOptions {
   integrityCheckUrl?: URL | false;
   /** Where a full disk and a damaged database are reported; stderr if not given. */
   log?: StoreLog;
+  /** How many stream states are kept in memory (stream-cache.ts); DEFAULT_CACHED_STREAMS if not given. */
+  cachedStreams?: number;
 }
 
 
@@ -96,7 +102,12 @@ export class SqliteStore implements Store {
   private readonly st: Statements;
   private readonly log: MessageLog;
   /** Durable state: what reads see. */
-  private readonly cache = new Map<string, StreamState>();
+  private readonly cache: StreamCache;
+  private readonly loader: StateLoader;
+  private readonly streamCounts: StreamCounts;
+  private readonly listing: Listing;
+  /** Streams whose TTL touch in the cache is later than their row's (renewTtl). */
+  private readonly unsavedTouches = new Set<string>();
   /** Committed, not yet durable: what the next writes are decided against. */
   private readonly pending = new Map<string, StreamState | null>();
   private readonly writes: GroupCommit<Batch>;
@@ -106,8 +117,6 @@ export class SqliteStore implements Store {
   private readonly touchPersistedAt = new Map<number, number>();
   private readonly tx: StreamTx;
   private readonly resources: ResourceStore;
-  /** Streams in the cache that are not soft-deleted sources, kept as the cache changes. */
-  private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private checkpointer: Worker | undefined;
   /** Held for the store's whole life; dropping the reference would let GC release the lock. */
@@ -157,6 +166,17 @@ export class SqliteStore implements Store {
       }
       this.st = new Statements(this.db);
       this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
+      this.loader = new StateLoader(this.db);
+      this.cache = new StreamCache(
+        {
+          load: (key) => this.loader.load(key),
+          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.savingTouch(key),
+          evicted: (_key, state) => state && this.touchPersistedAt.delete(state.id),
+        },
+        options.cachedStreams,
+      );
+      this.streamCounts = new StreamCounts(this.db, this.st);
+      this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.get(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
       // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
       const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
       const attrs = new AttrsTable(this.db);
@@ -172,8 +192,13 @@ export class SqliteStore implements Store {
         forget: (id) => this.touchPersistedAt.delete(id),
         damage: this.damage,
       });
-      this.load();
-      this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now });
+      for (const { key, state } of this.log.replay((id) => this.loader.loadById(id))) this.cache.set(key, state);
+      this.introspection = new SqliteIntrospection(this.db, {
+        get: (key) => this.view(key),
+        producerCount: (s) => this.producers(s).length,
+        now: this.now,
+        count: (bucket, prefix) => this.count(bucket, prefix),
+      });
       this.writes = new GroupCommit<Batch>({
         begin: this.st.begin,
         commit: this.st.commit,
@@ -189,6 +214,7 @@ export class SqliteStore implements Store {
           }
           this.log.flush(batch);
           if (this.log.due(batch)) this.log.materialize(batch);
+          this.streamCounts.write(batch);
         },
         committed: (batch) => {
           // A client's write (or the probe) that commits shows the disk takes writes again; the
@@ -215,7 +241,7 @@ export class SqliteStore implements Store {
         submit: (run) => this.writes.submit(run),
         producerClock: () => this.producerClock(),
       });
-      this.resources.reclaimLeftovers(this.cache);
+      this.resources.reclaimLeftovers(this.withFloors());
       this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -230,29 +256,12 @@ export class SqliteStore implements Store {
     }
   }
 
-  private load(): void {
-    const producers = new Map<number, Map<string, ProducerState>>();
-    for (const p of this.db.query<ProducerRow, []>("SELECT * FROM producers").all()) {
-      let m = producers.get(p.stream_id);
-      if (!m) producers.set(p.stream_id, (m = new Map()));
-      m.set(p.producer_id, { epoch: p.epoch, lastSeq: p.last_seq, lastStart: p.last_start, lastNext: p.last_next, updatedAtMs: p.updated_at_ms });
-    }
-    const refs = new Map<number, number>();
-    const rows = this.db
-      .query<LoadedStreamRow, []>(
-        `SELECT s.*, b.content_type AS snapshot_type, b.digest AS snapshot_digest, b.size AS snapshot_size
-         FROM streams s LEFT JOIN snapshot_blobs b ON b.id = s.snapshot_blob_id`,
-      )
-      .all();
-    for (const r of rows) if (r.fork_source_id !== null) refs.set(r.fork_source_id, (refs.get(r.fork_source_id) ?? 0) + 1);
-    const byId = new Map<number, { key: string; state: StreamState }>();
-    for (const r of rows) {
-      byId.set(r.id, { key: streamKey(r.bucket, r.name), state: rowToState(r, producers.get(r.id) ?? new Map(), refs.get(r.id) ?? 0) });
-    }
-    this.log.replay(byId);
-    for (const { key, state } of byId.values()) {
-      this.cache.set(key, state);
-      this.liveStreams += isLive(state);
+  /** Streams with a retained floor, whose rows below it a crash may have left (reclaimLeftovers). */
+  private *withFloors(): Generator<[string, StreamState]> {
+    for (const { bucket, name } of this.db.query<{ bucket: string; name: string }, []>("SELECT bucket, name FROM streams WHERE retained_offset > 0").iterate()) {
+      const key = streamKey(bucket, name);
+      const state = this.cache.get(key);
+      if (state) yield [key, state];
     }
   }
 
@@ -270,12 +279,12 @@ export class SqliteStore implements Store {
   private install(batch: Batch): void {
     this.appendedBytes += batch.appendedBytes;
     this.appendedMessages += batch.appendedMessages;
+    this.streamCounts.durable(batch);
     for (const [key, state] of batch.overlay) {
-      this.liveStreams += isLive(state) - isLive(this.cache.get(key));
-      if (state === null) this.cache.delete(key);
-      else this.cache.set(key, state);
+      this.cache.set(key, state);
       if (this.pending.get(key) === state) this.pending.delete(key);
     }
+    this.cache.trim();
     if (batch.changes.length > 0) for (const l of this.listeners) l(batch.changes);
     for (const run of batch.onDurable) run();
   }
@@ -288,6 +297,18 @@ export class SqliteStore implements Store {
 
   get(key: string): StreamState | undefined {
     const state = this.cache.get(key);
+    // Never inside a transaction: reads run between them (group-commit.ts runs each whole).
+    this.cache.trim();
+    return this.unlessExpired(key, state);
+  }
+
+  /** Like `get`, but a state not cached is read without being kept: for walks over many streams. */
+  private view(key: string): StreamState | undefined {
+    const cached = this.cache.peek(key);
+    return this.unlessExpired(key, cached === undefined ? this.loader.load(key) : (cached ?? undefined));
+  }
+
+  private unlessExpired(key: string, state: StreamState | undefined): StreamState | undefined {
     if (state && !state.softDeleted && isExpired(state, this.now())) {
       this.reap(key);
       return undefined;
@@ -354,16 +375,33 @@ export class SqliteStore implements Store {
     const now = this.now();
     this.cache.set(key, { ...state, touchedAtMs: now });
     // Persisting every read's touch would make reads into writes; a quarter of the TTL is the
-    // most a crash can shorten a stream's life by.
+    // most a crash can shorten a stream's life by. The cache keeps the touch meanwhile.
     const persisted = this.touchPersistedAt.get(state.id) ?? state.touchedAtMs;
-    if (now - persisted < (state.ttlSeconds * 1000) / 4) return;
-    this.touchPersistedAt.set(state.id, now);
+    if (now - persisted < (state.ttlSeconds * 1000) / 4) {
+      this.unsavedTouches.add(key);
+      return;
+    }
+    this.saveTouch(key, state.id, now);
+  }
+
+  /** Whether the stream holds a touch not yet written: if so, it is written now, and the entry stays meanwhile. */
+  private savingTouch(key: string): boolean {
+    if (!this.unsavedTouches.has(key)) return false;
+    const state = this.cache.peek(key);
+    if (state) this.saveTouch(key, state.id, state.touchedAtMs);
+    else this.unsavedTouches.delete(key);
+    return true;
+  }
+
+  private saveTouch(key: string, id: number, now: number): void {
+    this.unsavedTouches.delete(key);
+    this.touchPersistedAt.set(id, now);
     this.writes
       .submit((tx) => {
         const s = tx.get(key);
-        if (s && s.id === state.id) this.st.updateTouch.run(s.touchedAtMs, s.id);
+        if (s && s.id === id) this.st.updateTouch.run(s.touchedAtMs, s.id);
       })
-      .catch(() => this.touchPersistedAt.delete(state.id));
+      .catch(() => this.touchPersistedAt.delete(id));
   }
 
   // ---- writes: group committed -------------------------------------------------------------
@@ -470,11 +508,12 @@ export class SqliteStore implements Store {
   // ---- buckets and listings --------------------------------------------------------------------
 
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
-    return this.clientWrite(() => {
+    return this.clientWrite((tx) => {
       if (this.st.getBucket.get(bucket)) return "exists" as const;
       const refused = this.quotaRefusal(bucket, false);
       if (refused) return refused;
       this.st.insertBucket.run(bucket, this.now());
+      tx.counts.buckets++;
       return "created" as const;
     });
   }
@@ -486,31 +525,69 @@ export class SqliteStore implements Store {
   getBucket(bucket: string) {
     const row = this.st.getBucket.get(bucket);
     if (!row) return undefined;
-    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: countStreams(this.db, bucket, "", (k) => this.get(k), this.now()) };
+    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: this.count(bucket, "").n };
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
     return this.clientWrite((tx) => {
       if (!this.st.getBucket.get(bucket)) return "missing" as const;
-      const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
-      // Expired streams are reclaimed here rather than counted (spec §2.3).
-      if (names.some(({ name }) => this.tx.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
+      // Expired streams are reclaimed here rather than counted (spec §2.3); a soft-deleted source
+      // still holds its forks' history, so it keeps the bucket too.
+      if (this.streamCounts.streamsIn(tx, bucket) > 0) {
+        for (const key of this.streamCounts.mayHaveExpiredIn(bucket, this.now())) this.tx.live(tx, key);
+        if (this.streamCounts.streamsIn(tx, bucket) > 0) return "not_empty" as const;
+      }
+      if (this.st.anyStreamIn.get(bucket)) return "not_empty" as const;
       this.st.deleteBucket.run(bucket);
+      tx.counts.buckets--;
       return "deleted" as const;
     }, false);
   }
 
   listBuckets(query: ListQuery) {
-    return listBuckets(this.db, query);
+    return this.listing.buckets(query, this.streamCounts.bucketsWith(query.prefix));
   }
 
   listStreams(bucket: string, query: ListQuery) {
-    return listStreams(this.db, (k) => this.get(k), bucket, query, this.now());
+    return this.listing.streams(bucket, query);
   }
 
   counts() {
-    const buckets = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM buckets").get()!.n;
-    return { streams: this.liveStreams, buckets };
+    return { streams: this.streamCounts.total((key) => this.expiredRow(key), this.now()) - this.notDurable(null, ""), buckets: this.streamCounts.buckets };
+  }
+
+  /** Live streams in the bucket whose ID starts with `prefix`, as readers see them (stream-counts.ts). */
+  private count(bucket: string, prefix: string): Count {
+    return this.streamCounts.inBucket(bucket, prefix, (key) => this.expiredRow(key), this.now(), this.notDurable(bucket, prefix));
+  }
+
+  /**
+   * Whether a stream whose stored deadline has passed has expired for readers. One with a write
+   * not yet durable is left to `notDurable`, which counts it from both sides.
+   */
+  private expiredRow(key: string): boolean {
+    if (this.pending.has(key)) return false;
+    const state = this.cache.get(key);
+    if (!state || state.softDeleted || !isExpired(state, this.now())) return false;
+    this.reap(key);
+    return true;
+  }
+
+  /**
+   * What the writes committed but not yet durable changed in the bucket (every bucket, given
+   * null) among IDs starting with `prefix`: the streams they made live less those they removed.
+   * The stored counts hold them already; readers must not see them yet.
+   */
+  private notDurable(bucket: string | null, prefix: string): number {
+    const now = this.now();
+    const start = bucket === null ? "" : streamKey(bucket, prefix);
+    let n = 0;
+    for (const [key, committed] of this.pending) {
+      if (!key.startsWith(start)) continue;
+      const durable = this.cache.peek(key);
+      n += (committed && !committed.softDeleted ? 1 : 0) - (durable && !durable.softDeleted && !isExpired(durable, now) ? 1 : 0);
+    }
+    return n;
   }
 
   diskFailure(error: unknown) {
@@ -611,10 +688,8 @@ export class SqliteStore implements Store {
       .finally(() => this.pendingReaps.delete(key));
   }
 
+  /** Reclaims streams found expired through their stored deadline (`get` reaps them). */
   private sweep(): void {
-    const now = this.now();
-    for (const [key, state] of this.cache) if (!state.softDeleted && isExpired(state, now)) this.reap(key);
+    for (const key of this.streamCounts.mayHaveExpired(this.now())) if (!this.pending.has(key)) this.get(key);
   }
 }
-
-const isLive = (state: StreamState | null | undefined): number => (state && !state.softDeleted ? 1 : 0);
