@@ -94,7 +94,7 @@ describe("bench smoke", { timeout: 120_000 }, () => {
             assert.ok(m.restartMs > 0 && m.rssIdleMiB > 0, `restart not measured, ${where}`);
             assert.ok(m.heads > 0 && m.forks > 0 && m.listings > 0 && m.jsonPages > 0 && m.catchups > 0, `a load loop never ran, ${where}`);
             assert.equal(m.catchupBytes, Math.ceil((c.params.catchupMiB * 1024) / 64) * 64 * 1024, where);
-            assert.ok([m.createPerSAtSize, m.firstPageMs, m.lastPageMs, m.headP99, m.headWhileListingP99, m.catchupMBps].every(Number.isFinite), where);
+            assert.ok([m.createPerSAtSize, m.firstPageMs, m.lastPageMs, m.headP99, m.headWhileListingP99, m.catchupMBps, m.loopLagMaxMs].every(Number.isFinite), where);
             break;
           case "churn":
             assert.ok(m.cycles > 0, where);

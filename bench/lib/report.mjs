@@ -132,6 +132,7 @@ const COLUMNS = {
     ["catch-up MB/s", (b, m) => f(0)(m.catchupMBps)],
     ["HEAD p99 ms under load", (b, m) => f(2)(m.headP99)],
     ["HEAD max ms", (b, m) => f(1)(m.headMax)],
+    ["loop lag max ms", (b, m) => f(1)(m.loopLagMaxMs)],
     ["forks/lists/JSON pages/catch-ups", (b, m) => `${m.forks}/${m.listings}/${m.jsonPages}/${m.catchups}`],
     ["errors", (b, m) => String(m.errors)],
     cpuColumn("other CPU", "otherCpuPct"),

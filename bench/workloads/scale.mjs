@@ -11,10 +11,12 @@
 //   - catch-up MB/s of the catch-up stream from -1 (cold, just after the restart);
 //   - under load for `loadMs`: forks of the catch-up stream, listings, 8 MiB JSON pages and
 //     catch-ups, each in its own loop, while one connection HEADs the probe stream every
-//     `headEveryMs`: its p99 is the figure the issue bounds (20 ms).
+//     `headEveryMs`: its p99 is the figure the issue bounds (20 ms); and the worst event-loop lag
+//     the server's own monitor saw meanwhile (ursa_event_loop_lag_max_seconds).
 import { randomBytes } from "node:crypto";
 import { Conn } from "../lib/http.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
+import { PHASE, startParts } from "../lib/pool.mjs";
 import { Samples, sleep } from "../lib/stats.mjs";
 
 const BUCKET = "scale";
@@ -82,13 +84,14 @@ export async function run(server, p) {
     // ---- listings ------------------------------------------------------------------------------
     const listPath = (after) => `/${BUCKET}/streams?limit=${p.pageLimit}${after === null ? "" : `&after=${after}`}`;
     const lastAfter = name(Math.max(0, p.streams - p.pageLimit - 1));
-    const timeList = async (c, after) => {
+    // Checked pages are parsed: each must be full (the last one included), or it measured less
+    // than a page. Under load they are not, to keep the client's work off the figures.
+    const timeList = async (c, after, check = true) => {
       const t = performance.now();
-      const r = expect(await c.request("GET", listPath(after), "", null), "list");
+      const r = expect(await c.request("GET", listPath(after), "", null, { discardBody: !check }), "list");
       const ms = performance.now() - t;
-      // The page must be full (the last one included), or it measured less than a page.
-      const body = r.body ? JSON.parse(r.body.toString("utf8")) : null;
-      if (r.status === 200 && body.stream_count !== Math.min(p.pageLimit, p.streams)) fail(`list page of ${body.stream_count}`, r);
+      const body = check && r.status === 200 ? JSON.parse(r.body.toString("utf8")) : null;
+      if (body && body.stream_count !== Math.min(p.pageLimit, p.streams)) fail(`list page of ${body.stream_count}`, r);
       return ms;
     };
     const firstPage = new Samples();
@@ -97,9 +100,10 @@ export async function run(server, p) {
       firstPage.add(await timeList(conn, null));
       lastPage.add(await timeList(conn, lastAfter));
     }
-    const heldByListings = await whileRunning(p.listMs, open(), probe, p.headEveryMs, expect, Array.from({ length: p.listers }, () => {
+    const anyPage = () => name(Math.floor(Math.random() * Math.max(1, p.streams - p.pageLimit)));
+    const heldByListings = await whileRunning(p.listMs, server.url, probe, p.headEveryMs, fail, Array.from({ length: p.listers }, () => {
       const c = open();
-      return async () => void (await timeList(c, name(Math.floor(Math.random() * Math.max(1, p.streams - p.pageLimit)))));
+      return async () => void (await timeList(c, anyPage(), false));
     }));
 
     // ---- restart ----------------------------------------------------------------------------------
@@ -135,7 +139,7 @@ export async function run(server, p) {
     const catchConn = open();
     const counts = { forks: 0, listings: 0, jsonPages: 0, jsonBytes: 0, catchups: 0 };
     const loadMeter = cpuMeter(server.pid);
-    const underLoad = await whileRunning(p.loadMs, open(), probe, p.headEveryMs, expect, [
+    const underLoad = await whileRunning(p.loadMs, server.url, probe, p.headEveryMs, fail, [
       async () => {
         const path = `/${BUCKET}/fork-${forks++}`;
         expect(await forkConn.request("PUT", path, `${OCTET}Stream-Forked-From: ${big}\r\n`, null), "fork");
@@ -143,7 +147,7 @@ export async function run(server, p) {
         counts.forks++;
       },
       async () => {
-        await timeList(listConn, name(Math.floor(Math.random() * Math.max(1, p.streams - p.pageLimit))));
+        await timeList(listConn, anyPage(), false);
         counts.listings++;
       },
       async () => {
@@ -157,6 +161,10 @@ export async function run(server, p) {
       },
     ]);
     const load = loadMeter();
+    // The server's own event-loop lag monitor: its worst lag of the last 10 s covers the window.
+    const metrics = expect(await conn.request("GET", "/__ursula/metrics", "", null), "metrics");
+    const lag = /^ursa_event_loop_lag_max_seconds (\S+)$/m.exec(metrics.body?.toString("utf8") ?? "");
+    const loopLagMaxMs = lag ? Number(lag[1]) * 1000 : NaN;
 
     return {
       streams: p.streams,
@@ -177,6 +185,7 @@ export async function run(server, p) {
       headP99: underLoad.p99,
       headMax: underLoad.max,
       heads: underLoad.n,
+      loopLagMaxMs,
       ...counts,
       serverCpuPct: load.serverCpuPct,
       clientCpuPct: load.clientCpuPct,
@@ -209,23 +218,45 @@ async function catchUp(conn, path, expect) {
 }
 
 /**
- * Runs each loop back to back for `ms` while HEADing `probe` every `everyMs` on its own
- * connection; returns the HEADs' latency summary (milliseconds).
+ * Runs each loop back to back for `ms` while a worker thread HEADs `probe` every `everyMs` on its
+ * own connection (so the client's own work on big answers cannot delay it); returns the HEADs'
+ * latency summary (milliseconds), and counts a HEAD that did not answer 200 as an error.
  */
-async function whileRunning(ms, headConn, probe, everyMs, expect, loops) {
-  const heads = new Samples();
+async function whileRunning(ms, url, probe, everyMs, fail, loops) {
+  const prober = startParts(import.meta.url, "probeHeads", () => ({ url, probe, everyMs }), 1);
+  await prober.ready;
+  prober.phases.set(PHASE.MEASURE);
   const until = performance.now() + ms;
-  const loop = async (step) => {
-    while (performance.now() < until) await step();
-  };
-  const head = async () => {
-    while (performance.now() < until) {
+  await Promise.all(
+    loops.map(async (step) => {
+      while (performance.now() < until) await step();
+    }),
+  );
+  prober.phases.set(PHASE.STOP);
+  const [{ samples, bad }] = await prober.done;
+  for (let i = 0; i < bad; i++) fail("HEAD probe", { status: "not 200" });
+  const heads = Samples.merge([samples]);
+  return heads.summary();
+}
+
+/** Worker part: HEAD the probe stream every `everyMs` until told to stop. */
+export async function probeHeads({ url, probe, everyMs }, ctx) {
+  const conn = new Conn(url);
+  const samples = new Samples();
+  let bad = 0;
+  try {
+    await conn.request("HEAD", probe, "", null);
+    ctx.ready();
+    await ctx.phases.atLeast(PHASE.MEASURE);
+    while (ctx.phases.get() < PHASE.STOP) {
       const t = performance.now();
-      expect(await headConn.request("HEAD", probe, "", null), "HEAD probe", (s) => s === 200);
-      heads.add(performance.now() - t);
+      const r = await conn.request("HEAD", probe, "", null);
+      samples.add(performance.now() - t);
+      if (r.status !== 200) bad++;
       await sleep(everyMs);
     }
-  };
-  await Promise.all([head(), ...loops.map(loop)]);
-  return heads.summary();
+  } finally {
+    conn.close();
+  }
+  return { samples: samples.export(), bad };
 }
