@@ -553,7 +553,15 @@ export class SqliteStore implements Store {
   }
 
   counts() {
-    return { streams: this.streamCounts.total((key) => this.expiredRow(key), this.now()) - this.notDurable(null, ""), buckets: this.streamCounts.buckets };
+    // The totals are durable ones already (stream-counts.ts); of the streams with a write not yet
+    // durable, expiredRow leaves out none, so those expired are taken off here.
+    const now = this.now();
+    let expired = 0;
+    for (const key of this.pending.keys()) {
+      const durable = this.cache.peek(key);
+      if (durable && !durable.softDeleted && isExpired(durable, now)) expired++;
+    }
+    return { streams: this.streamCounts.total((key) => this.expiredRow(key), now) - expired, buckets: this.streamCounts.buckets };
   }
 
   /** Live streams in the bucket whose ID starts with `prefix`, as readers see them (stream-counts.ts). */
@@ -574,13 +582,13 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * What the writes committed but not yet durable changed in the bucket (every bucket, given
-   * null) among IDs starting with `prefix`: the streams they made live less those they removed.
+   * What the writes committed but not yet durable changed in the bucket among IDs starting with
+   * `prefix`: the streams they made live less those they removed, live meaning not expired too.
    * The stored counts hold them already; readers must not see them yet.
    */
-  private notDurable(bucket: string | null, prefix: string): number {
+  private notDurable(bucket: string, prefix: string): number {
     const now = this.now();
-    const start = bucket === null ? "" : streamKey(bucket, prefix);
+    const start = streamKey(bucket, prefix);
     let n = 0;
     for (const [key, committed] of this.pending) {
       if (!key.startsWith(start)) continue;

@@ -37,7 +37,7 @@ export class StreamCache {
     private readonly d: StreamCacheDeps,
     readonly capacity = DEFAULT_CACHED_STREAMS,
   ) {
-    this.slack = Math.max(16, Math.ceil(capacity / 16));
+    this.slack = Math.ceil(capacity / 16);
   }
 
   /** The durable state, loading it on a miss; undefined when the stream does not exist. */
