@@ -48,6 +48,7 @@ import type {
   StoreStats,
   StreamChange,
 } from "./store";
+import { DurableCounts } from "./durable-counts";
 import { StateLoader } from "./state-loader";
 import { StreamCache } from "./stream-cache";
 import { StreamCounts, type Count } from "./stream-counts";
@@ -105,6 +106,7 @@ export class SqliteStore implements Store {
   private readonly cache: StreamCache;
   private readonly loader: StateLoader;
   private readonly streamCounts: StreamCounts;
+  private readonly durableCounts: DurableCounts;
   private readonly listing: Listing;
   /** Streams whose TTL touch in the cache is later than their row's (renewTtl). */
   private readonly unsavedTouches = new Set<string>();
@@ -176,6 +178,7 @@ export class SqliteStore implements Store {
         options.cachedStreams,
       );
       this.streamCounts = new StreamCounts(this.db, this.st);
+      this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
       this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.get(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
       // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
       const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
@@ -553,49 +556,12 @@ export class SqliteStore implements Store {
   }
 
   counts() {
-    // The totals are durable ones already (stream-counts.ts); of the streams with a write not yet
-    // durable, expiredRow leaves out none, so those expired are taken off here.
-    const now = this.now();
-    let expired = 0;
-    for (const key of this.pending.keys()) {
-      const durable = this.cache.peek(key);
-      if (durable && !durable.softDeleted && isExpired(durable, now)) expired++;
-    }
-    return { streams: this.streamCounts.total((key) => this.expiredRow(key), now) - expired, buckets: this.streamCounts.buckets };
+    return this.durableCounts.totals();
   }
 
-  /** Live streams in the bucket whose ID starts with `prefix`, as readers see them (stream-counts.ts). */
+  /** Live streams in the bucket whose ID starts with `prefix`, as readers see them. */
   private count(bucket: string, prefix: string): Count {
-    return this.streamCounts.inBucket(bucket, prefix, (key) => this.expiredRow(key), this.now(), this.notDurable(bucket, prefix));
-  }
-
-  /**
-   * Whether a stream whose stored deadline has passed has expired for readers. One with a write
-   * not yet durable is left to `notDurable`, which counts it from both sides.
-   */
-  private expiredRow(key: string): boolean {
-    if (this.pending.has(key)) return false;
-    const state = this.cache.get(key);
-    if (!state || state.softDeleted || !isExpired(state, this.now())) return false;
-    this.reap(key);
-    return true;
-  }
-
-  /**
-   * What the writes committed but not yet durable changed in the bucket among IDs starting with
-   * `prefix`: the streams they made live less those they removed, live meaning not expired too.
-   * The stored counts hold them already; readers must not see them yet.
-   */
-  private notDurable(bucket: string, prefix: string): number {
-    const now = this.now();
-    const start = streamKey(bucket, prefix);
-    let n = 0;
-    for (const [key, committed] of this.pending) {
-      if (!key.startsWith(start)) continue;
-      const durable = this.cache.peek(key);
-      n += (committed && !committed.softDeleted ? 1 : 0) - (durable && !durable.softDeleted && !isExpired(durable, now) ? 1 : 0);
-    }
-    return n;
+    return this.durableCounts.inBucket(bucket, prefix);
   }
 
   diskFailure(error: unknown) {
