@@ -108,8 +108,9 @@ export class SqliteStore implements Store {
   private readonly streamCounts: StreamCounts;
   private readonly durableCounts: DurableCounts;
   private readonly listing: Listing;
-  /** Streams whose TTL touch in the cache is later than their row's (renewTtl). */
+  /** Streams whose TTL touch in the cache is later than their row's (renewTtl), and those being written. */
   private readonly unsavedTouches = new Set<string>();
+  private readonly touchesInFlight = new Set<string>();
   /** Committed, not yet durable: what the next writes are decided against. */
   private readonly pending = new Map<string, StreamState | null>();
   private readonly writes: GroupCommit<Batch>;
@@ -172,7 +173,7 @@ export class SqliteStore implements Store {
       this.cache = new StreamCache(
         {
           load: (key) => this.loader.load(key),
-          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.savingTouch(key),
+          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.savingTouch(key, state),
           evicted: (_key, state) => state && this.touchPersistedAt.delete(state.id),
         },
         options.cachedStreams,
@@ -387,10 +388,13 @@ export class SqliteStore implements Store {
     this.saveTouch(key, state.id, now);
   }
 
-  /** Whether the stream holds a touch not yet written: if so, it is written now, and the entry stays meanwhile. */
-  private savingTouch(key: string): boolean {
+  /**
+   * Whether the stream holds a touch not yet durable: if not yet written, it is written now. The
+   * entry stays until it is durable: reloaded from its row before that, it would lose the touch.
+   */
+  private savingTouch(key: string, state: StreamState | null): boolean {
+    if (this.touchesInFlight.has(key)) return true;
     if (!this.unsavedTouches.has(key)) return false;
-    const state = this.cache.peek(key);
     if (state) this.saveTouch(key, state.id, state.touchedAtMs);
     else this.unsavedTouches.delete(key);
     return true;
@@ -398,13 +402,15 @@ export class SqliteStore implements Store {
 
   private saveTouch(key: string, id: number, now: number): void {
     this.unsavedTouches.delete(key);
+    this.touchesInFlight.add(key);
     this.touchPersistedAt.set(id, now);
     this.writes
       .submit((tx) => {
         const s = tx.get(key);
         if (s && s.id === id) this.st.updateTouch.run(s.touchedAtMs, s.id);
       })
-      .catch(() => this.touchPersistedAt.delete(id));
+      .catch(() => this.touchPersistedAt.delete(id))
+      .finally(() => this.touchesInFlight.delete(key));
   }
 
   // ---- writes: group committed -------------------------------------------------------------

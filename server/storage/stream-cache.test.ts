@@ -113,4 +113,26 @@ describe("a store with a small cache", () => {
       await store.close();
     });
   });
+
+  test("a TTL renewal not yet written survives eviction: written first, the entry stays until it is durable", async () => {
+    await inTempDir(async (dir) => {
+      let now = 1_000_000;
+      const store = new SqliteStore({ path: join(dir, "ursa.sqlite"), sync: "full", cachedStreams: 2, now: () => now, sweepIntervalMs: 3_600_000 });
+      await store.create("t/ttl", create("ttl", { bucket: "t", lifetime: { ttlSeconds: 100, expiresAtMs: null } }));
+      for (let i = 0; i < 20; i++) await store.create(`t/o${i}`, create(`o${i}`, { bucket: "t" }));
+      now += 10_000;
+      store.renewTtl("t/ttl");
+      // Reads of the others push the stream out of the two-entry cache, more than once.
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 20; i++) store.get(`t/o${i}`);
+        await Bun.sleep(5);
+      }
+      now += 95_000;
+      // 105 s after creation, 95 s after the renewal: alive, however often it was reloaded.
+      expect(store.get("t/ttl")).toMatchObject({ name: "ttl", touchedAtMs: 1_010_000 });
+      now += 10_000;
+      expect(store.get("t/ttl")).toBeUndefined();
+      await store.close();
+    });
+  });
 });

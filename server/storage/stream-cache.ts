@@ -73,8 +73,9 @@ export class StreamCache {
     let visits = this.entries.size;
     for (const [key, entry] of this.entries) {
       if (this.entries.size <= this.capacity || visits-- <= 0) break;
+      const stays = entry.used || this.d.pinned(key, entry.state);
       this.entries.delete(key);
-      if (entry.used || this.d.pinned(key, entry.state)) {
+      if (stays) {
         // To the back of the line: a used entry gets its second chance, a pinned one waits.
         entry.used = false;
         this.entries.set(key, entry);
