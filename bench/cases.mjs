@@ -8,6 +8,7 @@ import * as longpoll from "./workloads/longpoll.mjs";
 import * as churn from "./workloads/churn.mjs";
 import * as batch from "./workloads/batch.mjs";
 import * as bootstrap from "./workloads/bootstrap.mjs";
+import * as scale from "./workloads/scale.mjs";
 
 /**
  * How each workload picks the best of its rounds, and the metric that ratios compare.
@@ -22,6 +23,7 @@ export const WORKLOADS = {
   churn: { mod: churn, metric: "rssGrowthMiB", higher: false, unit: "MiB RSS growth" },
   "append-batch": { mod: batch, metric: "messagesPerS", higher: true, unit: "messages/s" },
   bootstrap: { mod: bootstrap, metric: "MBps", higher: true, unit: "MB/s" },
+  scale: { mod: scale, metric: "headP99", higher: false, unit: "ms HEAD p99 under load" },
 };
 
 const URSA = "ursa";
@@ -113,5 +115,27 @@ export function buildCases(profile, o = {}) {
     servers: [URSA],
     params: { snapshotMiB: smoke ? 2 : 92, updatesMiB: smoke ? 1 : 8, messageKiB: 64, reads: smoke ? 1 : 3 },
   });
+  // One round each: the 1M case fills for minutes. ursa only: the reference keeps no buckets.
+  for (const streams of smoke ? [300] : [10_000, 100_000, 1_000_000]) {
+    cases.push({
+      id: `scale/${streams >= 1e6 ? `${streams / 1e6}M` : `${streams / 1e3}k`}`,
+      workload: "scale",
+      servers: [URSA],
+      rounds: 1,
+      params: {
+        streams,
+        createConcurrency: 16,
+        catchupMiB: smoke ? 1 : 128,
+        jsonMiB: smoke ? 0.2 : 9,
+        pageLimit: smoke ? 50 : 1000,
+        listReps: smoke ? 2 : 20,
+        listers: 8,
+        listMs: smoke ? 200 : 3000,
+        idleMs: smoke ? 100 : 2000,
+        loadMs: smoke ? 300 : 8000,
+        headEveryMs: 5,
+      },
+    });
+  }
   return cases;
 }

@@ -92,6 +92,13 @@ describe("bench smoke", { timeout: 120_000 }, () => {
             assert.ok(m.verified, `${r.server}: bootstrap does not verify: ${m.verify.problems.join("; ")}`);
             assert.ok(m.MBps > 0 && m.allRssGrowthMiB.every(Number.isFinite), where);
             break;
+          case "scale":
+            assert.equal(m.errors, 0, `errors, ${where}`);
+            assert.ok(m.restartMs > 0 && m.rssIdleMiB > 0, `restart not measured, ${where}`);
+            assert.ok(m.heads > 0 && m.forks > 0 && m.listings > 0 && m.jsonPages > 0 && m.catchups > 0, `a load loop never ran, ${where}`);
+            assert.equal(m.catchupBytes, Math.ceil((c.params.catchupMiB * 1024) / 64) * 64 * 1024, where);
+            assert.ok([m.createPerSAtSize, m.firstPageMs, m.lastPageMs, m.headP99, m.headWhileListingP99, m.catchupMBps, m.loopLagMaxMs].every(Number.isFinite), where);
+            break;
           case "churn":
             assert.ok(m.cycles > 0, where);
             assert.equal(m.errors, 0, `errors, ${where}`);

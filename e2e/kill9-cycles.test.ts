@@ -20,6 +20,9 @@ import { scratchSpace } from "./scratch.ts";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 
 const CYCLES = Number(process.env.URSA_KILL9_CYCLES ?? 100);
+// Two stream states in memory: every stream is evicted and read back from the database all the
+// time, under the load and across each crash, which must change nothing of what is checked.
+const SMALL_CACHE = ["--stream-cache", "2"];
 const JSON_TYPE = { "Content-Type": "application/json" };
 const ZERO = "0000000000000000_0000000000000000";
 
@@ -302,7 +305,7 @@ test(`kill -9 at ${CYCLES} moments of a mixed load loses no acknowledged write, 
 
   // ---- the cycles --------------------------------------------------------------------------
 
-  ursa = space.keep(await startUrsa({ dataDir }));
+  ursa = space.keep(await startUrsa({ dataDir, args: SMALL_CACHE }));
   for (const m of models) expect((await fetch(`${ursa.url}${m.path}`, { method: "PUT", headers: JSON_TYPE })).status).toBe(201);
   // A first Stream-Seq commit, so that the check's stale compare-and-set can never win.
   const first = commitOf(seq.actor, 0, 1);
@@ -346,7 +349,7 @@ test(`kill -9 at ${CYCLES} moments of a mixed load loses no acknowledged write, 
     };
     for (const k of KINDS) if (inFlight[k]) cutOff[k]++;
 
-    ursa = space.keep(await startUrsa({ dataDir }));
+    ursa = space.keep(await startUrsa({ dataDir, args: SMALL_CACHE }));
     expect(await check(cycle)).toEqual([]);
   }
   const seconds = (performance.now() - started) / 1000;

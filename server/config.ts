@@ -49,6 +49,7 @@ export const OPTIONS = [
   { flag: "producer-idle-ttl", env: "URSA_PRODUCER_IDLE_TTL", value: "DURATION", default: "7d", help: "a producer idle this long is forgotten and must restart at Producer-Seq 0", parse: duration(1) },
   { flag: "max-producers-per-stream", env: "URSA_MAX_PRODUCERS_PER_STREAM", value: "N", default: "4096", help: "producers a stream remembers; a new one past this takes the place of one idle for an hour, or gets 429", parse: integer(1) },
   { flag: "read-cache-mb", env: "URSA_READ_CACHE_MB", value: "N", default: "64", help: "the newest messages kept in memory for reads, in MiB; 0 keeps only what is not yet indexed", parse: integer(0) },
+  { flag: "stream-cache", env: "URSA_STREAM_CACHE", value: "N", default: "100000", help: "stream states (metadata and producers) kept in memory, about 0.5 KiB each; the others are read from the database when touched", parse: integer(1) },
   { flag: "disk-reserve-mb", env: "URSA_DISK_RESERVE_MB", value: "N", default: "64", help: "disk space held in ursa.sqlite-reserve, in MiB, and given up when the disk fills so that deletes, retention and restarts still work; 0 holds none", parse: integer(0) },
   { flag: "metrics", env: "URSA_METRICS", value: "true|false", default: "true", help: "serve Prometheus metrics at /__ursula/metrics", parse: bool },
   { flag: "log-format", env: "URSA_LOG_FORMAT", value: "text|json", default: "text", help: "log lines on stderr as text or as one JSON object each", parse: choice("text", "json") },

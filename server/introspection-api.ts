@@ -21,6 +21,8 @@ export interface BucketRow {
 export interface BucketPage {
   buckets: BucketRow[];
   total: number;
+  /** `total` is a lower bound: buckets with a prefix are counted up to 10,000. */
+  total_capped: boolean;
   next_cursor: string | null;
   has_more: boolean;
 }
@@ -66,6 +68,8 @@ export interface StreamPage {
   prefix: string;
   /** Streams in the bucket whose ID starts with `prefix`; the other filters are not counted. */
   total: number;
+  /** `total` is a lower bound: streams with a prefix are counted up to 10,000. */
+  total_capped: boolean;
   streams: StreamListRow[];
   next_cursor: string | null;
   has_more: boolean;

@@ -96,6 +96,7 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
       reserveBytes: config.diskReserveMb * 1024 * 1024,
       log: (level, message, fields) => log.log(level, message, fields),
       recentBytes: config.readCacheMb * 1024 * 1024,
+      cachedStreams: config.streamCache,
       producerLimits: { idleTtlMs: config.producerIdleTtl, maxPerStream: config.maxProducersPerStream },
       quotas: { maxBuckets: config.maxBuckets, maxStreamsPerBucket: config.maxStreamsPerBucket },
       // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.

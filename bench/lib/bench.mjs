@@ -180,6 +180,8 @@ function caseBudgetMs(c) {
   const p = c.params;
   if (c.workload === "catchup" || c.workload === "bootstrap") return 180_000;
   if (c.workload === "churn") return 300_000;
+  // Filling at no less than 1,000 streams/s, and the rest in minutes.
+  if (c.workload === "scale") return p.streams + 600_000;
   if (c.workload === "sse") return 2 * ((p.warmupMs ?? 0) + p.durationMs) + (p.drainMs ?? 3000) + 60_000;
   return 3 * ((p.warmupMs ?? 0) + p.durationMs) + 60_000;
 }
@@ -236,6 +238,8 @@ function brief(workload, m) {
       return `RSS ${m.rssSeriesMiB.join(" → ")} MiB over ${m.cycles} cycles, flat ${m.flat}, err ${m.errors}`;
     case "append-batch":
       return `${f(m.messagesPerS, 0)} messages/s (${f(m.requestsPerS, 0)} requests/s of ${m.perRequest}) p99 ${f(m.p99, 2)} ms verified ${m.verified} err ${m.non2xx + m.errors + m.badAcks} srv ${f(m.serverCpuUsPerMessage, 2)}µs/msg cli ${f(m.clientCpuPct, 0)}%`;
+    case "scale":
+      return `${m.streams} streams: create ${f(m.createPerSAtSize, 0)}/s, restart ${f(m.restartMs, 0)} ms, idle RSS ${f(m.rssIdleMiB, 0)} MiB, page ${f(m.firstPageMs, 2)}/${f(m.lastPageMs, 2)} ms, catch-up ${f(m.catchupMBps, 0)} MB/s, HEAD p99 ${f(m.headP99, 2)} ms (listings ${f(m.headWhileListingP99, 2)}), loop lag max ${f(m.loopLagMaxMs)} ms, err ${m.errors}`;
     case "bootstrap":
       return `${f(m.MBps)} MB/s (reads ${m.allMBps.map((x) => f(x, 0)).join(", ")}), RSS +${m.allRssGrowthMiB.map((x) => f(x)).join(", ")} MiB, verified ${m.verified}`;
   }

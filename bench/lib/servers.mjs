@@ -158,13 +158,46 @@ function processless(kind, def, dataDir) {
 
 /**
  * @returns {Promise<{kind:string,label:string,url:string,pid:number,dataDir:string|null,
- *   log:()=>string, cpuSeconds:()=>number, rssKiB:()=>number, alive:()=>boolean, stop:()=>Promise<void>}>}
+ *   log:()=>string, cpuSeconds:()=>number, rssKiB:()=>number, alive:()=>boolean, stop:()=>Promise<void>,
+ *   restart:()=>Promise<{spawnedAt:number}>}>}
+ * `restart` stops the server with SIGTERM and starts it again on the same data directory; `url`
+ * and `pid` change, and it resolves with the moment (performance.now()) the new process was spawned.
  */
 export async function startServer(kind) {
   const def = SERVER_KINDS[kind];
   if (!def) throw new Error(`unknown server kind ${kind}`);
   const dataDir = def.needsDir ? mkdtempSync(join(tmpdir(), `ursa-bench-${kind}-`)) : null;
   if (def.cmd === null) return processless(kind, def, dataDir);
+  let proc = await spawnServer(kind, def, dataDir);
+  const server = {
+    kind,
+    label: def.label,
+    url: proc.url,
+    pid: proc.pid,
+    dataDir,
+    log: () => proc.log(),
+    cpuSeconds: () => cpuSeconds(proc.pid),
+    rssKiB: () => rssKiB(proc.pid),
+    alive: () => proc.exitInfo() === null,
+    exitInfo: () => proc.exitInfo(),
+    async restart() {
+      await proc.terminate();
+      const spawnedAt = performance.now();
+      // A start over a large data directory may take long (that is what restart measures).
+      proc = await spawnServer(kind, def, dataDir, 300_000);
+      server.url = proc.url;
+      server.pid = proc.pid;
+      return { spawnedAt };
+    },
+    async stop() {
+      await proc.terminate();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+async function spawnServer(kind, def, dataDir, startTimeoutMs = 15_000) {
   const [cmd, args] = def.cmd(dataDir);
   const child = spawn(cmd, args, { cwd: dataDir ?? tmpdir(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let log = "";
@@ -177,7 +210,7 @@ export async function startServer(kind) {
   const exited = new Promise((r) => child.once("exit", (code, sig) => r({ code, sig })));
   exited.then(() => live.delete(child));
   const url = await new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`${kind} did not start in 15 s:\n${log}`)), 15_000);
+    const timer = setTimeout(() => rej(new Error(`${kind} did not start in ${startTimeoutMs / 1000} s:\n${log}`)), startTimeoutMs);
     child.stdout.on("data", (d) => {
       keep(d);
       const m = /listening (http:\/\/\S+)/.exec(log);
@@ -193,28 +226,19 @@ export async function startServer(kind) {
     child.kill("SIGKILL");
     throw new Error(`${kind} is not on 127.0.0.1: ${url}`);
   }
-  const pid = child.pid;
   let exitInfo = null;
   exited.then((x) => (exitInfo = x));
   return {
-    kind,
-    label: def.label,
     url,
-    pid,
-    dataDir,
+    pid: child.pid,
     log: () => log,
-    cpuSeconds: () => cpuSeconds(pid),
-    rssKiB: () => rssKiB(pid),
-    alive: () => exitInfo === null,
     exitInfo: () => exitInfo,
-    async stop() {
-      if (exitInfo === null) {
-        child.kill("SIGTERM");
-        const t = setTimeout(() => child.kill("SIGKILL"), 5000);
-        await exited;
-        clearTimeout(t);
-      }
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    async terminate() {
+      if (exitInfo !== null) return;
+      child.kill("SIGTERM");
+      const t = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(t);
     },
   };
 }

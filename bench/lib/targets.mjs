@@ -104,6 +104,14 @@ export function evaluateTargets(bests, runs) {
       add(id, "MB/s ≥ 1,000 (1 GB/s)", um?.MBps, 1000, cmp(um?.MBps, (v) => v >= 1000));
       add(id, "server RSS growth < 64 MiB", um?.rssGrowthMiB, 64, cmp(um?.rssGrowthMiB, (v) => v < 64));
       add(id, "the answer verifies", um ? (um.verified ? 1 : 0) : null, 1, um ? um.verified : null, um && !um.verified ? um.verify.problems[0] : undefined);
+    } else if (wl === "scale" && um) {
+      add(id, "restart to the first 200 ≤ 1 s", um.restartMs, 1000, cmp(um.restartMs, (v) => v <= 1000));
+      add(id, "idle RSS ≤ 300 MiB", um.rssIdleMiB, 300, cmp(um.rssIdleMiB, (v) => v <= 300));
+      const page = Math.max(um.firstPageMs, um.lastPageMs);
+      add(id, "a listing page ≤ 5 ms (first and last)", page, 5, cmp(page, (v) => v <= 5));
+      add(id, "creates/s ≥ 5,000 (last tenth of the fill)", um.createPerSAtSize, 5000, cmp(um.createPerSAtSize, (v) => v >= 5000));
+      add(id, "HEAD p99 ≤ 20 ms under forks, listings, JSON pages, catch-ups", um.headP99, 20, cmp(um.headP99, (v) => v <= 20));
+      add(id, "no errors", um.errors, 0, um.errors === 0, um.errors ? um.errorSamples[0] : undefined);
     } else if (wl === "churn") {
       add(id, "RSS flat over delete/recreate cycles", um?.rssGrowthMiB, "≤ max(8 MiB, 10%)", um ? um.flat && um.errors === 0 : null, um ? `${um.rssSeriesMiB.join(" → ")} MiB` : undefined);
     }

@@ -56,7 +56,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
     if (!query.ok) return renderError(query.error);
     const visible = gate.publicRead ? null : gate.principal(c.req.raw).buckets;
     const page = visible === null ? deps.store.listBuckets(query.value) : visibleBuckets(deps, visible, query.value);
-    return json({ buckets: page.items, total: page.total, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
+    return json({ buckets: page.items, total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
   });
 
   app.get("/api/buckets/:bucket/streams", (c) => {
@@ -71,6 +71,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
       bucket_id: bucket.value,
       prefix: q.prefix,
       total: page.total,
+      total_capped: page.totalCapped,
       streams: page.items,
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
@@ -145,7 +146,7 @@ function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: ListQuer
   const rows = q.after === null ? matching : matching.filter((r) => r.bucket_id > q.after!);
   const items = rows.slice(0, q.limit);
   const hasMore = rows.length > q.limit;
-  return { items, total: matching.length, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
+  return { items, total: matching.length, totalCapped: false, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
 }
 
 const urlPathOf = (s: StreamState) => streamUrlPath({ bucket: s.bucket, name: s.name, key: streamKey(s.bucket, s.name) });

@@ -127,3 +127,14 @@ test("route families, as app.ts routes paths", () => {
   ];
   expect(cases.map(([method, raw]) => ROUTE_FAMILIES[routeFamily(method, raw)])).toEqual(cases.map(([, , family]) => family));
 });
+
+test("a request that holds the event loop shows in the lag metrics", async () => {
+  await Bun.sleep(50);
+  const until = performance.now() + 150;
+  while (performance.now() < until);
+  await Bun.sleep(50);
+  const samples = await scrape();
+  expect(samples.get("ursa_event_loop_lag_max_seconds")).toBeGreaterThanOrEqual(0.1);
+  expect(samples.get('ursa_event_loop_lag_seconds_bucket{le="0.1"}')).toBeLessThan(samples.get("ursa_event_loop_lag_seconds_count")!);
+  expect(samples.get("ursa_event_loop_lag_seconds_count")).toBeLessThanOrEqual(h.lag.histogram.snapshot().count);
+});

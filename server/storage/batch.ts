@@ -4,6 +4,8 @@ import type { ProducerState } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
 import { LogWrites } from "./message-log";
 import type { StreamChange } from "./store";
+import type { StreamCache } from "./stream-cache";
+import { CountChanges } from "./stream-counts";
 
 const SMALL_BATCH_BYTES = 16 * 1024;
 
@@ -15,6 +17,8 @@ export class Batch {
   readonly overlay = new Map<string, StreamState | null>();
   readonly changes: StreamChange[] = [];
   readonly log = new LogWrites();
+  /** Streams and buckets this transaction created or deleted (stream-counts.ts). */
+  readonly counts = new CountChanges();
   /** What this transaction's appends and creates wrote, for the metrics once it is durable. */
   appendedBytes = 0;
   appendedMessages = 0;
@@ -29,7 +33,7 @@ export class Batch {
   readonly onDurable: (() => void)[] = [];
   constructor(
     private readonly pending: Map<string, StreamState | null>,
-    private readonly cache: Map<string, StreamState>,
+    private readonly cache: StreamCache,
   ) {}
   /** No more than a few WAL pages: a stream row or two and appends of up to SMALL_BATCH_BYTES. */
   small(): boolean {
@@ -48,6 +52,10 @@ export class Batch {
     const key = streamKey(state.bucket, state.name);
     this.overlay.set(key, state);
     this.dirty.set(key, this.dirty.get(key) === true || !onlyHotColumns);
+  }
+  /** A state whose row this transaction has written as it is (a plain create's insert). */
+  putWritten(key: string, state: StreamState): void {
+    this.overlay.set(key, state);
   }
   /** A change whose row the message log writes later (its log rows carry it meanwhile). */
   putDeferred(key: string, state: StreamState): void {

@@ -26,7 +26,8 @@ function plans(narrowPrefix: number, prefixes: string[]): { sql: string; plan: s
     },
   });
   const state = (name: string) => ({ name, bucket: "b", closed: false, lastSeq: null, softDeleted: false, producers: new Map() }) as unknown as StreamState;
-  const browser = new StreamBrowser(recording, { get: (key) => state(key.slice(2)), producerCount: () => 0, now: () => 0 }, narrowPrefix);
+  const count = db.prepare<{ n: number }, [string, string]>("SELECT count(*) AS n FROM streams WHERE bucket = ? AND substr(name, 1, length(?2)) = ?2");
+  const browser = new StreamBrowser(recording, { get: (key) => state(key.slice(2)), producerCount: () => 0, now: () => 0, count: (b, prefix) => ({ n: count.get(b, prefix)!.n, capped: false }) }, narrowPrefix);
   const base: Omit<BrowseQuery, "sort" | "order"> = { prefix: "", contains: "", status: "any", producers: "any", seq: "any", after: null, limit: 10 };
   for (const sort of STREAM_SORT_KEYS) {
     for (const order of ["asc", "desc"] as const) {

@@ -12,7 +12,8 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { SortOrder, StreamFilters, StreamListRow, StreamSortKey } from "../introspection-api";
 import { streamKey, type StreamState } from "../protocol/state";
-import { countStreams, summarize } from "./listing";
+import { summarize } from "./listing";
+import type { Count } from "./stream-counts";
 
 /** Streams looked at per request when filters leave most of them out. */
 export const SCAN_BUDGET = 5000;
@@ -34,6 +35,8 @@ export interface BrowseQuery extends StreamFilters {
 export interface BrowseResult {
   items: StreamListRow[];
   total: number;
+  /** `total` is a lower bound (stream-counts.ts, PREFIX_COUNT_CAP). */
+  totalCapped: boolean;
   nextCursor: string | null;
   hasMore: boolean;
   scanned: number;
@@ -44,6 +47,8 @@ export interface BrowseLookups {
   get(key: string): StreamState | undefined;
   producerCount(state: StreamState): number;
   now(): number;
+  /** Live streams in the bucket whose ID starts with the prefix (stream-counts.ts). */
+  count(bucket: string, prefix: string): Count;
 }
 
 type SortValue = string | number | null;
@@ -96,8 +101,8 @@ export class StreamBrowser {
 
   browse(bucket: string, q: BrowseQuery): BrowseResult {
     const after = q.after === null ? null : decodeCursor(q.sort, q.after);
-    const total = countStreams(this.db, bucket, q.prefix, this.lookups.get, this.lookups.now());
-    const narrow = q.prefix !== "" && total <= this.narrowPrefix;
+    const total = this.lookups.count(bucket, q.prefix);
+    const narrow = q.prefix !== "" && !total.capped && total.n <= this.narrowPrefix;
     const items: StreamListRow[] = [];
     const keys: Row[] = [];
     let scanned = 0;
@@ -127,7 +132,8 @@ export class StreamBrowser {
     const cursorRow = filled ? keys[q.limit - 1]! : partial ? last : null;
     return {
       items: page,
-      total,
+      total: total.n,
+      totalCapped: total.capped,
       nextCursor: cursorRow && encodeCursor(q.sort, cursorRow),
       hasMore: filled || partial,
       scanned,

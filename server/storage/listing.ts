@@ -1,90 +1,139 @@
 // Bucket and stream listings (spec §2.4), shared by `GET /{bucket}/streams` and the console's
-// introspection API. Both walk the (bucket, name) index, so a page costs the same with 100,000
-// streams as with ten.
+// introspection API. A page walks the (bucket, name) index from its cursor and reads the listed
+// fields from the rows it walks, and its counts are maintained ones (stream-counts.ts), so a page
+// costs the same at the first position and the last, in a bucket of ten streams or of a million.
+//
+// A row is what has committed; readers see what is durable. The two differ only for a stream
+// with a write committed but not yet durable, or whose row is behind its log rows, and the stream
+// cache always holds such a stream's durable state (stream-cache.ts): where it holds one, the
+// page shows that. Listing never loads a state into the cache, so walking a million streams
+// leaves the recently used ones where they are.
 
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
+import { isExpired } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
 import { streamKey, type StreamState } from "../protocol/state";
 import type { StreamSummary } from "../introspection-api";
 import type { ListQuery, Page } from "./store";
+import { upperBound, type Count } from "./stream-counts";
 
-// Every name that starts with the prefix sorts below prefix + U+10FFFF, bytewise in UTF-8.
-const upperBound = (prefix: string) => (prefix === "" ? "\u{10FFFF}\u{10FFFF}" : prefix + "\u{10FFFF}");
+interface SummaryRow {
+  name: string;
+  content_type: string;
+  tail: number;
+  closed: number;
+  created_at_ms: number;
+  last_write_at_ms: number | null;
+  incarnation: string;
+  ttl_s: number | null;
+  expires_at_ms: number | null;
+  touched_at_ms: number;
+}
 
-export function listStreams(
-  db: Database,
-  get: (key: string) => StreamState | undefined,
-  bucket: string,
-  query: ListQuery,
-  nowMs: number,
-): Page<StreamSummary> {
-  // Expired streams are left out (spec §2.4): `get` reaps them. Names are fetched a page (and
-  // one) at a time until the page is full, so a run of expired streams cannot shorten a page or
-  // hide that more follow.
-  const items: StreamSummary[] = [];
-  let low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
-  let inclusive = query.after === null || query.after < query.prefix;
-  let hasMore = false;
-  for (;;) {
-    const names = db
-      .query<{ name: string }, [string, string, string, number]>(
-        `SELECT name FROM streams WHERE bucket = ? AND name ${inclusive ? ">=" : ">"} ? AND name < ? AND soft_deleted = 0 ORDER BY name LIMIT ?`,
-      )
-      .all(bucket, low, upperBound(query.prefix), query.limit + 1);
-    for (const { name } of names) {
-      const s = get(streamKey(bucket, name));
-      if (!s) continue;
-      if (items.length === query.limit) {
-        hasMore = true;
-        break;
+export interface ListingLookups {
+  /** The cached durable state: a state, null when known absent, undefined when not cached. */
+  peek(key: string): StreamState | null | undefined;
+  /** The durable state, reclaiming it (and answering undefined) if it has expired. */
+  get(key: string): StreamState | undefined;
+  now(): number;
+  /** Live streams in the bucket whose ID starts with the prefix. */
+  count(bucket: string, prefix: string): Count;
+}
+
+export class Listing {
+  private readonly streamPages = new Map<boolean, Statement<SummaryRow>>();
+  private readonly bucketPages = new Map<boolean, Statement<{ bucket_id: string }>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly lookups: ListingLookups,
+  ) {}
+
+  streams(bucket: string, query: ListQuery): Page<StreamSummary> & { totalCapped: boolean } {
+    // Expired streams are left out (spec §2.4) and reclaimed. Rows are fetched a page (and one)
+    // at a time until the page is full, so a run of expired streams cannot shorten a page or
+    // hide that more follow.
+    const items: StreamSummary[] = [];
+    let low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
+    let inclusive = query.after === null || query.after < query.prefix;
+    let hasMore = false;
+    const now = this.lookups.now();
+    for (;;) {
+      const rows = this.streamPage(inclusive).all(bucket, low, upperBound(query.prefix), query.limit + 1);
+      for (const row of rows) {
+        const summary = this.summaryOf(bucket, row, now);
+        if (!summary) continue;
+        if (items.length === query.limit) {
+          hasMore = true;
+          break;
+        }
+        items.push(summary);
       }
-      items.push(summarize(s));
+      if (hasMore || rows.length <= query.limit) break;
+      low = rows[rows.length - 1]!.name;
+      inclusive = false;
     }
-    if (hasMore || names.length <= query.limit) break;
-    low = names[names.length - 1]!.name;
-    inclusive = false;
+    const total = this.lookups.count(bucket, query.prefix);
+    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.stream_id : null };
   }
-  const total = countStreams(db, bucket, query.prefix, get, nowMs);
-  return { items, total, hasMore, nextCursor: hasMore ? items[items.length - 1]!.stream_id : null };
-}
 
-/**
- * Live streams in the bucket whose ID starts with `prefix`: soft-deleted sources and expired
- * streams excluded. Only a stream whose stored row says it may have expired is looked at (the
- * stored touch time is never later than the one in memory, so the row errs on the side of
- * "may have expired"); `get` then says whether it has.
- */
-export function countStreams(db: Database, bucket: string, prefix: string, get: (key: string) => StreamState | undefined, nowMs: number): number {
-  const range = [bucket, prefix, upperBound(prefix)] as const;
-  const all = db
-    .query<{ n: number }, [string, string, string]>("SELECT count(*) AS n FROM streams WHERE bucket = ? AND name >= ? AND name < ? AND soft_deleted = 0")
-    .get(...range)!.n;
-  const mayHaveExpired = db
-    .query<{ name: string }, [string, string, string, number]>(
-      `SELECT name FROM streams WHERE bucket = ? AND name >= ? AND name < ? AND soft_deleted = 0
-       AND (expires_at_ms <= ?4 OR touched_at_ms + ttl_s * 1000 <= ?4)`,
-    )
-    .all(...range, nowMs);
-  let expired = 0;
-  for (const { name } of mayHaveExpired) if (get(streamKey(bucket, name)) === undefined) expired++;
-  return all - expired;
-}
+  buckets(query: ListQuery, total: Count): Page<{ bucket_id: string; stream_count: number }> & { totalCapped: boolean } {
+    const low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
+    const inclusive = query.after === null || query.after < query.prefix;
+    const rows = this.bucketPage(inclusive).all(low, upperBound(query.prefix), query.limit + 1);
+    const hasMore = rows.length > query.limit;
+    const items = rows.slice(0, query.limit).map(({ bucket_id }) => ({ bucket_id, stream_count: this.lookups.count(bucket_id, "").n }));
+    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
+  }
 
-export function listBuckets(db: Database, query: ListQuery): Page<{ bucket_id: string; stream_count: number }> {
-  const low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
-  const inclusive = query.after === null || query.after < query.prefix;
-  const rows = db
-    .query<{ bucket_id: string; stream_count: number }, [string, string, number]>(
-      `SELECT b.bucket_id, (SELECT count(*) FROM streams s WHERE s.bucket = b.bucket_id AND s.soft_deleted = 0) AS stream_count
-       FROM buckets b WHERE b.bucket_id ${inclusive ? ">=" : ">"} ? AND b.bucket_id < ? ORDER BY b.bucket_id LIMIT ?`,
-    )
-    .all(low, upperBound(query.prefix), query.limit + 1);
-  const total = db
-    .query<{ n: number }, [string, string]>("SELECT count(*) AS n FROM buckets WHERE bucket_id >= ? AND bucket_id < ?")
-    .get(query.prefix, upperBound(query.prefix))!.n;
-  const hasMore = rows.length > query.limit;
-  const items = rows.slice(0, query.limit);
-  return { items, total, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
+  /** The row's summary as readers see it, or null for a stream they do not. */
+  private summaryOf(bucket: string, row: SummaryRow, now: number): StreamSummary | null {
+    const key = streamKey(bucket, row.name);
+    const cached = this.lookups.peek(key);
+    if (cached === null) return null;
+    if (cached !== undefined) {
+      if (cached.softDeleted) return null;
+      return isExpired(cached, now) ? (this.lookups.get(key), null) : summarize(cached);
+    }
+    // Not cached, so the row is the durable state, and its touch time the latest.
+    if (isExpired({ ttlSeconds: row.ttl_s, expiresAtMs: row.expires_at_ms, touchedAtMs: row.touched_at_ms }, now)) {
+      this.lookups.get(key);
+      return null;
+    }
+    return {
+      stream_id: row.name,
+      status: row.closed === 1 ? "Closed" : "Open",
+      content_type: row.content_type,
+      tail_offset: row.tail,
+      next_offset: formatOffset(row.tail),
+      created_at_ms: row.created_at_ms,
+      last_write_at_ms: row.last_write_at_ms,
+      incarnation: row.incarnation,
+    };
+  }
+
+  private streamPage(inclusive: boolean): Statement<SummaryRow> {
+    let st = this.streamPages.get(inclusive);
+    if (!st) {
+      st = this.db.prepare<SummaryRow, [string, string, string, number]>(
+        `SELECT name, content_type, tail, closed, created_at_ms, last_write_at_ms, incarnation, ttl_s, expires_at_ms, touched_at_ms
+         FROM streams WHERE bucket = ? AND name ${inclusive ? ">=" : ">"} ? AND name < ? AND soft_deleted = 0 ORDER BY name LIMIT ?`,
+      );
+      this.streamPages.set(inclusive, st);
+    }
+    return st;
+  }
+
+  private bucketPage(inclusive: boolean): Statement<{ bucket_id: string }> {
+    let st = this.bucketPages.get(inclusive);
+    if (!st) {
+      st = this.db.prepare<{ bucket_id: string }, [string, string, number]>(
+        `SELECT bucket_id FROM buckets WHERE bucket_id ${inclusive ? ">=" : ">"} ? AND bucket_id < ? ORDER BY bucket_id LIMIT ?`,
+      );
+      this.bucketPages.set(inclusive, st);
+    }
+    return st;
+  }
 }
 
 export function summarize(s: StreamState): StreamSummary {

@@ -9,6 +9,7 @@ import { Database } from "bun:sqlite";
 import type { AppendRequest } from "../protocol/append";
 import { createRequest } from "../protocol/testing-state";
 import { inTempDir, snapshot } from "../testing/temp-dir";
+import { SCHEMA_VERSION } from "./schema";
 import { SqliteStore } from "./sqlite-store";
 
 const BUCKET = "log-t";
@@ -228,6 +229,20 @@ describe("message log", () => {
     });
   });
 
+  test("a database of a newer version than this ursa knows is refused, not opened and rewritten", async () => {
+    await inTempDir(async (dir) => {
+      const path = join(dir, "newer.sqlite");
+      const db = new Database(path, { create: true });
+      db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID; INSERT INTO meta VALUES ('schema_version', '${SCHEMA_VERSION + 1}');`);
+      db.close();
+      expect(() => new SqliteStore({ path, sync: "full" })).toThrow(`database schema version ${SCHEMA_VERSION + 1} is not ${SCHEMA_VERSION}`);
+      const after = new Database(path, { readonly: true });
+      expect(after.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema_version'").get()?.value).toBe(String(SCHEMA_VERSION + 1));
+      expect(after.query("SELECT name FROM sqlite_master WHERE name = 'streams'").get()).toBeNull();
+      after.close();
+    });
+  });
+
   test("a version 2 database opens with its messages, now found through the new index", async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, "v2.sqlite");
@@ -259,6 +274,9 @@ describe("message log", () => {
       await store.append("old/one", { contentType: "text/plain", messages: [new TextEncoder().encode("!")], close: false, streamSeq: null, producer: null, incarnation: null });
       const after = store.get("old/one")!;
       expect(new TextDecoder().decode(Buffer.concat(store.readRange(after, 0, 100, false).chunks))).toBe("foobar!");
+      // Version 6 counts what the older versions held (schema.ts, MIGRATIONS).
+      expect(store.counts()).toEqual({ streams: 1, buckets: 1 });
+      expect(store.getBucket("old")?.streams).toBe(1);
       await store.close();
     });
   });

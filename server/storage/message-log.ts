@@ -10,7 +10,7 @@
 
 import type { Database, Statement } from "bun:sqlite";
 import type { ProducerTuple } from "../protocol/producer";
-import type { StreamState } from "../protocol/state";
+import { streamKey, type StreamState } from "../protocol/state";
 import type { Batch } from "./batch";
 import { replayRow, type LogRow } from "./log-replay";
 import { firstEndingAfter, RecentMessages, type LogEntry } from "./recent-messages";
@@ -154,10 +154,12 @@ export class MessageLog {
   // ---- start-up ------------------------------------------------------------------------------
 
   /**
-   * Brings the stream states loaded from their rows up to date with the log rows written after
-   * the last materialization, and holds those messages in memory as if they had just committed.
+   * The states of the streams with log rows written after the last materialization, loaded from
+   * their rows and brought up to date with those log rows, whose messages are held in memory as
+   * if they had just committed. Only these streams are read: the rows of the others are current.
    */
-  replay(streams: Map<number, { key: string; state: StreamState }>): void {
+  replay(load: (streamId: number) => StreamState | undefined): { key: string; state: StreamState }[] {
+    const streams = new Map<number, { key: string; state: StreamState } | null>();
     const rows = this.db
       .query<LogRow & { id: number; data: Uint8Array }, [number]>(
         `SELECT id, stream_id, start, seg, length(data) AS len, data, n, producer_id, producer_epoch, producer_seq, stream_seq, at_ms
@@ -165,7 +167,11 @@ export class MessageLog {
       )
       .all(this.indexedUpTo);
     for (const row of rows) {
-      const found = streams.get(row.stream_id);
+      let found = streams.get(row.stream_id);
+      if (found === undefined) {
+        const state = load(row.stream_id);
+        streams.set(row.stream_id, (found = state ? { key: streamKey(state.bucket, state.name), state } : null));
+      }
       if (!found) continue;
       found.state = replayRow(found.state, row);
       this.recent.add({ id: row.id, streamId: row.stream_id, start: row.start, data: row.data });
@@ -173,6 +179,12 @@ export class MessageLog {
       this.lazyStreams.set(row.stream_id, found.key);
       if (row.producer_id !== null) this.producerSet(this.lazyProducers, row.stream_id).add(row.producer_id);
     }
+    return [...streams.values()].filter((s) => s !== null);
+  }
+
+  /** Whether the stream's row is behind its log rows (they are folded in by `materialize`). */
+  isBehind(streamId: number): boolean {
+    return this.lazyStreams.has(streamId);
   }
 
   // ---- inside a transaction ----------------------------------------------------------------

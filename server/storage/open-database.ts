@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { lockDatabase, type DatabaseLock } from "./database-lock";
 import { RESERVE_SUFFIX } from "./disk-reserve";
-import { MIGRATE_2_TO_3, MIGRATE_3_TO_4, SCHEMA, SCHEMA_VERSION } from "./schema";
+import { MIGRATIONS, SCHEMA, SCHEMA_VERSION } from "./schema";
 
 /** A data directory that must not be opened as it is; the message says what is wrong and what to do. */
 export class DatabaseDamagedError extends Error {}
@@ -91,12 +91,11 @@ function migrate(db: Database): void {
   const hasMeta = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== null;
   const row = hasMeta ? db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema_version'").get() : null;
   const version = row ? Number(row.value) : null;
-  if (version === 2) db.transaction(() => db.exec(MIGRATE_2_TO_3 + MIGRATE_3_TO_4))();
-  else if (version === 3) db.transaction(() => db.exec(MIGRATE_3_TO_4))();
-  // Version 5 changed only how log ids are given (schema.ts): a version 4 database needs nothing
-  // more than its new version number, which also keeps an older ursa from opening it.
-  else if (version !== null && version !== 4 && version !== SCHEMA_VERSION) {
-    throw new Error(`database schema version ${version} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
+  if (version !== null && version !== SCHEMA_VERSION) {
+    if (!(version in MIGRATIONS)) throw new Error(`database schema version ${version} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
+    let steps = "";
+    for (let v = version; v < SCHEMA_VERSION; v++) steps += MIGRATIONS[v];
+    if (steps) db.transaction(() => db.exec(steps))();
   }
   db.exec(SCHEMA);
   // Written only when it changes: a start writes nothing it need not, so it works on a full disk.

@@ -6,6 +6,7 @@ import { Batch } from "./batch";
 import { inTempDir } from "../testing/temp-dir";
 import { DatabaseInUseError } from "./database-lock";
 import { SqliteStore } from "./sqlite-store";
+import { StreamCache } from "./stream-cache";
 
 const create = (name: string, overrides: Partial<CreateRequest> = {}) =>
   createRequest({ bucket: "store-t", name, contentType: "text/plain", ...overrides });
@@ -14,7 +15,7 @@ const bytes = (s: string) => new TextEncoder().encode(s);
 describe("Batch", () => {
   test("a rolled-back transaction restores every producer entry it changed in place", () => {
     const table = new Map([["a", { epoch: 1, lastSeq: 1, lastStart: 0, lastNext: 1, updatedAtMs: 0 }]]);
-    const batch = new Batch(new Map(), new Map());
+    const batch = new Batch(new Map(), new StreamCache({ load: () => undefined, pinned: () => false, evicted: () => {} }));
     batch.setProducer(table, "a", { epoch: 1, lastSeq: 2, lastStart: 1, lastNext: 2, updatedAtMs: 1 });
     batch.setProducer(table, "b", { epoch: 0, lastSeq: 0, lastStart: 2, lastNext: 3, updatedAtMs: 1 });
     batch.rollback();

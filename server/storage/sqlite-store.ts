@@ -1,6 +1,7 @@
-// The SQLite-backed Store. Stream metadata and producer state live in memory, rebuilt from the
-// database at start; the database is the truth. Writes go through group commit (one transaction
-// and one sync for every write in an event-loop turn), and the cache changes only after COMMIT.
+// The SQLite-backed Store. The database is the truth; a stream's metadata and producer state are
+// loaded from it on first touch into a bounded cache (stream-cache.ts), so start-up reads only
+// what the log says a crash left behind. Writes go through group commit (one transaction and one
+// sync for every write in an event-loop turn), and the cache changes only once they are durable.
 
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
@@ -23,13 +24,13 @@ import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
 import { FullDisk, watchSpace } from "./full-disk";
 import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
-import { countStreams, listBuckets, listStreams } from "./listing";
+import { Listing } from "./listing";
 import { checkIntegrity } from "./integrity";
 import { MessageLog } from "./message-log";
 import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
 import { ResourceStore } from "./resource-store";
-import { rowToState, Statements, type LoadedStreamRow, type ProducerRow } from "./rows";
+import { Statements } from "./rows";
 import { SnapshotBlobs } from "./snapshot-blobs";
 import { stderrLog, type StoreLog } from "./store-log";
 import type {
@@ -48,6 +49,10 @@ import type {
   StoreStats,
   StreamChange,
 } from "./store";
+import { DurableCounts } from "./durable-counts";
+import { StateLoader } from "./state-loader";
+import { StreamCache } from "./stream-cache";
+import { StreamCounts, type Count } from "./stream-counts";
 import { StreamDamage } from "./stream-damage";
 import { StreamTx } from "./stream-tx";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
@@ -91,6 +96,8 @@ export interface SqliteStoreOptions {
   integrityCheckUrl?: URL | false;
   /** Where a full disk and a damaged database are reported; stderr if not given. */
   log?: StoreLog;
+  /** How many stream states are kept in memory (stream-cache.ts); DEFAULT_CACHED_STREAMS if not given. */
+  cachedStreams?: number;
 }
 
 
@@ -99,7 +106,14 @@ export class SqliteStore implements Store {
   private readonly st: Statements;
   private readonly log: MessageLog;
   /** Durable state: what reads see. */
-  private readonly cache = new Map<string, StreamState>();
+  private readonly cache: StreamCache;
+  private readonly loader: StateLoader;
+  private readonly streamCounts: StreamCounts;
+  private readonly durableCounts: DurableCounts;
+  private readonly listing: Listing;
+  /** Streams whose TTL touch in the cache is later than their row's (renewTtl), and those being written. */
+  private readonly unsavedTouches = new Set<string>();
+  private readonly touchesInFlight = new Set<string>();
   /** Committed, not yet durable: what the next writes are decided against. */
   private readonly pending = new Map<string, StreamState | null>();
   private readonly writes: GroupCommit<Batch>;
@@ -109,8 +123,6 @@ export class SqliteStore implements Store {
   private readonly touchPersistedAt = new Map<number, number>();
   private readonly tx: StreamTx;
   private readonly resources: ResourceStore;
-  /** Streams in the cache that are not soft-deleted sources, kept as the cache changes. */
-  private liveStreams = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly checkpoints: Checkpoints | undefined;
   /** Held for the store's whole life; dropping the reference would let GC release the lock. */
@@ -159,6 +171,18 @@ export class SqliteStore implements Store {
       }
       this.st = new Statements(this.db);
       this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
+      this.loader = new StateLoader(this.db);
+      this.cache = new StreamCache(
+        {
+          load: (key) => this.loader.load(key),
+          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.savingTouch(key, state),
+          evicted: (_key, state) => state && this.touchPersistedAt.delete(state.id),
+        },
+        options.cachedStreams,
+      );
+      this.streamCounts = new StreamCounts(this.db, this.st);
+      this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
+      this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.get(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
       // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
       const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
       const attrs = new AttrsTable(this.db);
@@ -174,8 +198,13 @@ export class SqliteStore implements Store {
         forget: (id) => this.touchPersistedAt.delete(id),
         damage: this.damage,
       });
-      this.load();
-      this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now });
+      for (const { key, state } of this.log.replay((id) => this.loader.loadById(id))) this.cache.set(key, state);
+      this.introspection = new SqliteIntrospection(this.db, {
+        get: (key) => this.view(key),
+        producerCount: (s) => this.producers(s).length,
+        now: this.now,
+        count: (bucket, prefix) => this.count(bucket, prefix),
+      });
       this.writes = new GroupCommit<Batch>({
         begin: this.st.begin,
         commit: this.st.commit,
@@ -191,6 +220,7 @@ export class SqliteStore implements Store {
           }
           this.log.flush(batch);
           if (this.log.due(batch)) this.log.materialize(batch);
+          this.streamCounts.write(batch);
         },
         committed: (batch) => {
           // A client's write (or the probe) that commits shows the disk takes writes again; the
@@ -218,7 +248,7 @@ export class SqliteStore implements Store {
         submit: (run) => this.writes.submit(run),
         producerClock: () => this.producerClock(),
       });
-      this.resources.reclaimLeftovers(this.cache);
+      this.resources.reclaimLeftovers(this.withFloors());
       this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -233,29 +263,12 @@ export class SqliteStore implements Store {
     }
   }
 
-  private load(): void {
-    const producers = new Map<number, Map<string, ProducerState>>();
-    for (const p of this.db.query<ProducerRow, []>("SELECT * FROM producers").all()) {
-      let m = producers.get(p.stream_id);
-      if (!m) producers.set(p.stream_id, (m = new Map()));
-      m.set(p.producer_id, { epoch: p.epoch, lastSeq: p.last_seq, lastStart: p.last_start, lastNext: p.last_next, updatedAtMs: p.updated_at_ms });
-    }
-    const refs = new Map<number, number>();
-    const rows = this.db
-      .query<LoadedStreamRow, []>(
-        `SELECT s.*, b.content_type AS snapshot_type, b.digest AS snapshot_digest, b.size AS snapshot_size
-         FROM streams s LEFT JOIN snapshot_blobs b ON b.id = s.snapshot_blob_id`,
-      )
-      .all();
-    for (const r of rows) if (r.fork_source_id !== null) refs.set(r.fork_source_id, (refs.get(r.fork_source_id) ?? 0) + 1);
-    const byId = new Map<number, { key: string; state: StreamState }>();
-    for (const r of rows) {
-      byId.set(r.id, { key: streamKey(r.bucket, r.name), state: rowToState(r, producers.get(r.id) ?? new Map(), refs.get(r.id) ?? 0) });
-    }
-    this.log.replay(byId);
-    for (const { key, state } of byId.values()) {
-      this.cache.set(key, state);
-      this.liveStreams += isLive(state);
+  /** Streams with a retained floor, whose rows below it a crash may have left (reclaimLeftovers). */
+  private *withFloors(): Generator<[string, StreamState]> {
+    for (const { bucket, name } of this.db.query<{ bucket: string; name: string }, []>("SELECT bucket, name FROM streams WHERE retained_offset > 0").iterate()) {
+      const key = streamKey(bucket, name);
+      const state = this.cache.get(key);
+      if (state) yield [key, state];
     }
   }
 
@@ -273,12 +286,12 @@ export class SqliteStore implements Store {
   private install(batch: Batch): void {
     this.appendedBytes += batch.appendedBytes;
     this.appendedMessages += batch.appendedMessages;
+    this.streamCounts.durable(batch);
     for (const [key, state] of batch.overlay) {
-      this.liveStreams += isLive(state) - isLive(this.cache.get(key));
-      if (state === null) this.cache.delete(key);
-      else this.cache.set(key, state);
+      this.cache.set(key, state);
       if (this.pending.get(key) === state) this.pending.delete(key);
     }
+    this.cache.trim();
     if (batch.changes.length > 0) for (const l of this.listeners) l(batch.changes);
     for (const run of batch.onDurable) run();
   }
@@ -291,6 +304,18 @@ export class SqliteStore implements Store {
 
   get(key: string): StreamState | undefined {
     const state = this.cache.get(key);
+    // Never inside a transaction: reads run between them (group-commit.ts runs each whole).
+    this.cache.trim();
+    return this.unlessExpired(key, state);
+  }
+
+  /** Like `get`, but a state not cached is read without being kept: for walks over many streams. */
+  private view(key: string): StreamState | undefined {
+    const cached = this.cache.peek(key);
+    return this.unlessExpired(key, cached === undefined ? this.loader.load(key) : (cached ?? undefined));
+  }
+
+  private unlessExpired(key: string, state: StreamState | undefined): StreamState | undefined {
     if (state && !state.softDeleted && isExpired(state, this.now())) {
       this.reap(key);
       return undefined;
@@ -357,16 +382,38 @@ export class SqliteStore implements Store {
     const now = this.now();
     this.cache.set(key, { ...state, touchedAtMs: now });
     // Persisting every read's touch would make reads into writes; a quarter of the TTL is the
-    // most a crash can shorten a stream's life by.
+    // most a crash can shorten a stream's life by. The cache keeps the touch meanwhile.
     const persisted = this.touchPersistedAt.get(state.id) ?? state.touchedAtMs;
-    if (now - persisted < (state.ttlSeconds * 1000) / 4) return;
-    this.touchPersistedAt.set(state.id, now);
+    if (now - persisted < (state.ttlSeconds * 1000) / 4) {
+      this.unsavedTouches.add(key);
+      return;
+    }
+    this.saveTouch(key, state.id, now);
+  }
+
+  /**
+   * Whether the stream holds a touch not yet durable: if not yet written, it is written now. The
+   * entry stays until it is durable: reloaded from its row before that, it would lose the touch.
+   */
+  private savingTouch(key: string, state: StreamState | null): boolean {
+    if (this.touchesInFlight.has(key)) return true;
+    if (!this.unsavedTouches.has(key)) return false;
+    if (state) this.saveTouch(key, state.id, state.touchedAtMs);
+    else this.unsavedTouches.delete(key);
+    return true;
+  }
+
+  private saveTouch(key: string, id: number, now: number): void {
+    this.unsavedTouches.delete(key);
+    this.touchesInFlight.add(key);
+    this.touchPersistedAt.set(id, now);
     this.writes
       .submit((tx) => {
         const s = tx.get(key);
-        if (s && s.id === state.id) this.st.updateTouch.run(s.touchedAtMs, s.id);
+        if (s && s.id === id) this.st.updateTouch.run(s.touchedAtMs, s.id);
       })
-      .catch(() => this.touchPersistedAt.delete(state.id));
+      .catch(() => this.touchPersistedAt.delete(id))
+      .finally(() => this.touchesInFlight.delete(key));
   }
 
   // ---- writes: group committed -------------------------------------------------------------
@@ -473,11 +520,12 @@ export class SqliteStore implements Store {
   // ---- buckets and listings --------------------------------------------------------------------
 
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
-    return this.clientWrite(() => {
+    return this.clientWrite((tx) => {
       if (this.st.getBucket.get(bucket)) return "exists" as const;
       const refused = this.quotaRefusal(bucket, false);
       if (refused) return refused;
       this.st.insertBucket.run(bucket, this.now());
+      tx.counts.buckets++;
       return "created" as const;
     });
   }
@@ -489,31 +537,40 @@ export class SqliteStore implements Store {
   getBucket(bucket: string) {
     const row = this.st.getBucket.get(bucket);
     if (!row) return undefined;
-    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: countStreams(this.db, bucket, "", (k) => this.get(k), this.now()) };
+    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: this.count(bucket, "").n };
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
     return this.clientWrite((tx) => {
       if (!this.st.getBucket.get(bucket)) return "missing" as const;
-      const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
-      // Expired streams are reclaimed here rather than counted (spec §2.3).
-      if (names.some(({ name }) => this.tx.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
+      // Expired streams are reclaimed here rather than counted (spec §2.3); a soft-deleted source
+      // still holds its forks' history, so it keeps the bucket too.
+      if (this.streamCounts.streamsIn(tx, bucket) > 0) {
+        for (const key of this.streamCounts.mayHaveExpiredIn(bucket, this.now())) this.tx.live(tx, key);
+        if (this.streamCounts.streamsIn(tx, bucket) > 0) return "not_empty" as const;
+      }
+      if (this.st.anyStreamIn.get(bucket)) return "not_empty" as const;
       this.st.deleteBucket.run(bucket);
+      tx.counts.buckets--;
       return "deleted" as const;
     }, false);
   }
 
   listBuckets(query: ListQuery) {
-    return listBuckets(this.db, query);
+    return this.listing.buckets(query, this.streamCounts.bucketsWith(query.prefix));
   }
 
   listStreams(bucket: string, query: ListQuery) {
-    return listStreams(this.db, (k) => this.get(k), bucket, query, this.now());
+    return this.listing.streams(bucket, query);
   }
 
   counts() {
-    const buckets = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM buckets").get()!.n;
-    return { streams: this.liveStreams, buckets };
+    return this.durableCounts.totals();
+  }
+
+  /** Live streams in the bucket whose ID starts with `prefix`, as readers see them. */
+  private count(bucket: string, prefix: string): Count {
+    return this.durableCounts.inBucket(bucket, prefix);
   }
 
   diskFailure(error: unknown) {
@@ -614,10 +671,8 @@ export class SqliteStore implements Store {
       .finally(() => this.pendingReaps.delete(key));
   }
 
+  /** Reclaims streams found expired through their stored deadline (`get` reaps them). */
   private sweep(): void {
-    const now = this.now();
-    for (const [key, state] of this.cache) if (!state.softDeleted && isExpired(state, now)) this.reap(key);
+    for (const key of this.streamCounts.mayHaveExpired(this.now())) if (!this.pending.has(key)) this.get(key);
   }
 }
-
-const isLive = (state: StreamState | null | undefined): number => (state && !state.softDeleted ? 1 : 0);

@@ -64,6 +64,8 @@ export type StreamChange =
 export interface Page<T> {
   items: T[];
   total: number;
+  /** `total` is a lower bound: a prefix's streams or buckets are counted only so far (stream-counts.ts). */
+  totalCapped: boolean;
   nextCursor: string | null;
   hasMore: boolean;
 }

@@ -70,8 +70,11 @@ export class StreamTx {
     this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
     const incarnation = String(this.lastIncarnation);
     this.d.st.setMeta.run("last_incarnation", incarnation);
-    this.d.st.insertBucket.run(plan.bucket, now);
+    if (this.d.st.insertBucket.run(plan.bucket, now).changes > 0) tx.counts.buckets++;
+    tx.counts.stream(plan.bucket, 1);
     const fork = plan.fork;
+    // Before the fork's row exists: loaded after it, the source would count it twice (hardDelete).
+    const source = fork && tx.get(fork.sourceKey)!;
     let state: StreamState = {
       id: 0,
       bucket: plan.bucket,
@@ -97,11 +100,12 @@ export class StreamTx {
       producers: new Map(),
     };
     state = { ...state, id: this.d.st.insert(state) };
+    // Whether the row must be written again: the insert wrote all there is of a plain create.
+    const rewrite = plan.attrs !== null || fork !== null || plan.messages.length > 0 || plan.close || plan.producer !== null;
     if (plan.attrs !== null) state = { ...state, attrsId: this.d.attrs.insert(state.id, plan.attrs) };
-    if (fork) {
+    if (fork && source) {
       // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
       // source later (appends, retention, deletion) can reach it. Its snapshot blob is shared.
-      const source = tx.get(fork.sourceKey)!;
       const below = this.d.log.copyForFork(tx, state.id, source, fork.retained, fork.offset, fork.subBytes, isJsonType(state.contentType));
       state = { ...state, tail: fork.offset + fork.subBytes, messageCount: below + fork.subMessages };
       if (fork.snapshot) this.d.blobs.reference(fork.snapshot.blobId, 1);
@@ -112,7 +116,8 @@ export class StreamTx {
       const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false };
       state = this.append(tx, key, state, effect);
     }
-    tx.put(state);
+    if (rewrite) tx.put(state);
+    else tx.putWritten(key, state);
     return state;
   }
 
@@ -196,22 +201,25 @@ export class StreamTx {
     this.releaseAttrs(tx, state);
     this.releaseSnapshot(tx, state);
     tx.put({ ...state, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null });
+    tx.counts.stream(state.bucket, -1);
     tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
   }
 
   private hardDelete(tx: Batch, state: StreamState): void {
     const key = streamKey(state.bucket, state.name);
+    // Looked up before this stream's row goes: a source not yet in memory is loaded with the
+    // forks whose rows refer to it (state-loader.ts), and this one must be among them.
+    const source = state.fork && tx.get(state.fork.sourceKey);
     this.d.log.deleteStream(tx, state.id);
     this.d.st.deleteProducers.run(state.id);
     this.d.st.deleteStreamRow.run(state.id);
+    if (!state.softDeleted) tx.counts.stream(state.bucket, -1);
     this.releaseAttrs(tx, state);
     this.releaseSnapshot(tx, state);
     this.d.forget(state.id);
     tx.remove(key);
     tx.changes.push({ kind: "gone", id: state.id, key });
-    if (!state.fork) return;
-    const source = tx.get(state.fork.sourceKey);
-    if (!source || source.id !== state.fork.sourceId) return;
+    if (!state.fork || !source || source.id !== state.fork.sourceId) return;
     const released = { ...source, forkRefs: source.forkRefs - 1 };
     // The last fork of a soft-deleted source takes the source with it, up the chain.
     if (released.softDeleted && released.forkRefs === 0) this.hardDelete(tx, released);

@@ -17,6 +17,8 @@ export interface Harness {
   store: SqliteStore;
   hub: LiveHub;
   metrics: ServerMetrics;
+  /** The event-loop lag monitor behind the metrics, running (every 20 ms) as the server's does. */
+  lag: LoopLagMonitor;
   /** Every log line written, debug level, text format. */
   logs: string[];
   clock: { now: number };
@@ -59,7 +61,8 @@ export const HARNESS_HOST = "ursa.test";
 
 export function harness(options: HarnessOptions = {}): Harness {
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const metrics = new ServerMetrics(new LoopLagMonitor(), null);
+  const lag = new LoopLagMonitor(20).start();
+  const metrics = new ServerMetrics(lag, null);
   const store = new SqliteStore({
     path: options.path ?? ":memory:",
     sync: "full",
@@ -101,6 +104,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     store,
     hub,
     metrics,
+    lag,
     logs,
     clock,
     request: (method, path, init = {}) =>
@@ -112,7 +116,10 @@ export function harness(options: HarnessOptions = {}): Harness {
       const s = store.get(key);
       return s ? fingerprintOf(store, s) : null;
     },
-    close: () => store.close(),
+    close: () => {
+      lag.stop();
+      return store.close();
+    },
   };
 }
 

@@ -33,6 +33,7 @@ const page = (names: string[], more: Partial<StreamPage>): StreamPage => ({
   bucket_id: "b",
   prefix: "",
   total: 10_000,
+  total_capped: false,
   streams: names.map(row),
   next_cursor: null,
   has_more: false,

@@ -71,6 +71,8 @@ type Fetch = (q: StreamListQuery, signal: AbortSignal) => Promise<ApiResult<Stre
 export class StreamListModel {
   readonly rows = signal<StreamListRow[]>([]);
   readonly total = signal<number | null>(null);
+  /** `total` is a lower bound: the server counts a prefix's streams only so far. */
+  readonly totalCapped = signal(false);
   readonly nextCursor = signal<string | null>(null);
   readonly hasMore = signal(false);
   /** Streams the server looked at for this page, over all its requests. */
@@ -120,6 +122,7 @@ export class StreamListModel {
       this.error.value = null;
       this.rows.value = rows;
       this.total.value = last!.total;
+      this.totalCapped.value = last!.total_capped;
       this.nextCursor.value = last!.next_cursor;
       this.hasMore.value = last!.has_more;
       this.scanned.value = scanned;

@@ -7,7 +7,7 @@ import { onStreamChanged } from "../../state/transport";
 import { links, setQuery } from "../../state/router";
 import { isFiltered, StreamListModel, toggleSort, viewFromQuery, viewToQuery, withFilter, type ListView } from "../../state/streamList";
 import { Link } from "../common/Link";
-import { Pager } from "./Pager";
+import { formatTotal, Pager } from "./Pager";
 import { ListFilters } from "./ListFilters";
 import { StreamTable } from "./StreamTable";
 import { CreateStreamButton } from "../operate/CreateStreamDialog";
@@ -39,7 +39,7 @@ export function BucketPage({ bucket, query }: { bucket: string; query: URLSearch
           </div>
           <h1 class="mono">{bucket}</h1>
           <div class="sub num" data-testid="stream-total">
-            {total === null ? "…" : `${total.toLocaleString("en-US")} stream${total === 1 ? "" : "s"}${view.prefix ? ` starting with “${view.prefix}”` : ""}`}
+            {total === null ? "…" : `${formatTotal(total, list.totalCapped.value)} stream${total === 1 ? "" : "s"}${view.prefix ? ` starting with “${view.prefix}”` : ""}`}
           </div>
         </div>
         <div class="actions">
@@ -71,7 +71,7 @@ export function BucketPage({ bucket, query }: { bucket: string; query: URLSearch
               nextCursor={list.nextCursor.value}
               hasMore={list.hasMore.value}
               shown={rows.length}
-              total={filtered ? undefined : total}
+              total={filtered ? undefined : formatTotal(total, list.totalCapped.value)}
               note={filtered ? `${list.scanned.value.toLocaleString("en-US")} looked at` : undefined}
             />
           </div>

@@ -8,7 +8,7 @@ import { links, setQuery } from "../../state/router";
 import { CreateStreamButton } from "../operate/CreateStreamDialog";
 import { Link } from "../common/Link";
 import { TextFilter } from "./ListFilters";
-import { Pager } from "./Pager";
+import { formatTotal, Pager } from "./Pager";
 import { auth } from "../../state/auth";
 
 const PAGE = 100;
@@ -26,7 +26,7 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
       <div class="page-head">
         <div>
           <h1>Buckets</h1>
-          <div class="sub">{data ? `${data.total.toLocaleString("en-US")} bucket${data.total === 1 ? "" : "s"}${prefix ? ` starting with “${prefix}”` : ""}` : "…"}</div>
+          <div class="sub">{data ? `${formatTotal(data.total, data.total_capped)} bucket${data.total === 1 ? "" : "s"}${prefix ? ` starting with “${prefix}”` : ""}` : "…"}</div>
         </div>
         <div class="actions" style={{ alignItems: "flex-end" }}>
           <TextFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" width="280px" onChange={(v) => setQuery({ prefix: v, after: undefined })} />

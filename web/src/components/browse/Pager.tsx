@@ -16,7 +16,12 @@ function cursorLabel(cursor: string): string {
   }
 }
 
-export function Pager(props: { listKey: string; after: string; nextCursor: string | null; hasMore: boolean; shown: number; total?: number; note?: string }) {
+/** A count as the server gave it: past the server's counting cap (a prefix's total), "at least". */
+export function formatTotal(n: number, capped: boolean): string {
+  return `${n.toLocaleString("en-US")}${capped ? "+" : ""}`;
+}
+
+export function Pager(props: { listKey: string; after: string; nextCursor: string | null; hasMore: boolean; shown: number; total?: string; note?: string }) {
   const trail = trails.get(props.listKey) ?? [];
   const next = () => {
     trails.set(props.listKey, [...trail, props.after]);
@@ -36,7 +41,7 @@ export function Pager(props: { listKey: string; after: string; nextCursor: strin
     <div class="row pager" role="navigation" aria-label="Pages">
       <span class="muted num">
         {props.after ? `after “${cursorLabel(props.after)}” · ` : ""}
-        {props.shown} shown{props.total !== undefined ? ` of ${props.total.toLocaleString("en-US")}` : ""}
+        {props.shown} shown{props.total !== undefined ? ` of ${props.total}` : ""}
         {props.note ? ` · ${props.note}` : ""}
       </span>
       <span class="grow" />
