@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { lockDatabase, type DatabaseLock } from "./database-lock";
 import { RESERVE_SUFFIX } from "./disk-reserve";
-import { MIGRATE_2_TO_3, MIGRATE_3_TO_4, SCHEMA, SCHEMA_VERSION } from "./schema";
+import { MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5, SCHEMA, SCHEMA_VERSION } from "./schema";
 
 /** A data directory that must not be opened as it is; the message says what is wrong and what to do. */
 export class DatabaseDamagedError extends Error {}
@@ -91,8 +91,9 @@ function migrate(db: Database): void {
   const hasMeta = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== null;
   const row = hasMeta ? db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema_version'").get() : null;
   const version = row ? Number(row.value) : null;
-  if (version === 2) db.transaction(() => db.exec(MIGRATE_2_TO_3 + MIGRATE_3_TO_4))();
-  else if (version === 3) db.transaction(() => db.exec(MIGRATE_3_TO_4))();
+  if (version === 2) db.transaction(() => db.exec(MIGRATE_2_TO_3 + MIGRATE_3_TO_4 + MIGRATE_4_TO_5))();
+  else if (version === 3) db.transaction(() => db.exec(MIGRATE_3_TO_4 + MIGRATE_4_TO_5))();
+  else if (version === 4) db.transaction(() => db.exec(MIGRATE_4_TO_5))();
   else if (version !== null && version !== SCHEMA_VERSION) {
     throw new Error(`database schema version ${version} is not ${SCHEMA_VERSION}; this ursa cannot open it`);
   }
