@@ -224,6 +224,8 @@ describe("forks made before schema version 5", () => {
     await h.close();
     // What version 4 left: the fork's own copy of "old", and a soft-deleted source without rows.
     const db = new Database(path);
+    // The closed store's checkpoint thread may still be letting go of the file.
+    db.exec("PRAGMA busy_timeout = 5000");
     db.exec(`DROP INDEX streams_fork_copied; ALTER TABLE streams DROP COLUMN fork_copied; DROP TABLE dropped_streams;
       INSERT INTO msgs (stream_id, start, seg, data) SELECT ${forked}, start, seg, data FROM msgs WHERE stream_id = ${source} AND start < 3;
       INSERT INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE stream_id = ${forked} AND start < 3;

@@ -15,6 +15,7 @@ import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import type { StreamPath } from "./paths";
 import { parseReadQuery, type ReadQuery } from "./read-query";
+import { readInSteps } from "./stepped-read";
 import { parseIncarnationHeader } from "./write-requests";
 
 export async function readStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
@@ -34,15 +35,15 @@ export async function readStream(deps: AppDeps, req: Request, path: StreamPath):
   const q = query.value;
   if (q.live === "sse") return sse(deps, req, path, state!, start, q);
   if (q.live === "long-poll") return longPoll(deps, req, path, state!, start, q, arrayMode, incarnation.value);
-  return catchUp(req, deps, state!, start, q, arrayMode, q.offset.kind === "now");
+  return await catchUp(req, deps, state!, start, q, arrayMode, q.offset.kind === "now");
 }
 
 function representation(state: StreamState, arrayMode: boolean): string {
   return isJsonType(state.contentType) && !arrayMode ? "application/x-ndjson" : state.contentType;
 }
 
-function catchUp(req: Request, deps: AppDeps, state: StreamState, start: number, q: ReadQuery, arrayMode: boolean, now: boolean, cursor = false): Response {
-  const slice = deps.store.readRange(state, start, readLimit(q.maxBytes), arrayMode);
+async function catchUp(req: Request, deps: AppDeps, state: StreamState, start: number, q: ReadQuery, arrayMode: boolean, now: boolean, cursor = false): Promise<Response> {
+  const slice = await readInSteps(deps.store, state, start, readLimit(q.maxBytes), arrayMode);
   const h = baseHeaders();
   h.set(H.contentType, representation(state, arrayMode));
   h.set(H.nextOffset, formatOffset(slice.end));
