@@ -165,7 +165,8 @@ async function waitQuiet(maxMs) {
 /** Generous wall-clock budget for one run of a case. */
 function caseBudgetMs(c) {
   const p = c.params;
-  if (c.workload === "catchup" || c.workload === "bootstrap") return 180_000;
+  // A 1 GiB fill (catchup, fork) alone can take a few minutes on a loaded 2-core machine.
+  if (c.workload === "catchup" || c.workload === "bootstrap" || c.workload === "fork") return (p.mib ?? 0) >= 512 ? 900_000 : 180_000;
   if (c.workload === "churn") return 300_000;
   if (c.workload === "sse") return 2 * ((p.warmupMs ?? 0) + p.durationMs) + (p.drainMs ?? 3000) + 60_000;
   return 3 * ((p.warmupMs ?? 0) + p.durationMs) + 60_000;
@@ -223,6 +224,8 @@ function brief(workload, m) {
       return `RSS ${m.rssSeriesMiB.join(" → ")} MiB over ${m.cycles} cycles, flat ${m.flat}, err ${m.errors}`;
     case "append-batch":
       return `${f(m.messagesPerS, 0)} messages/s (${f(m.requestsPerS, 0)} requests/s of ${m.perRequest}) p99 ${f(m.p99, 2)} ms verified ${m.verified} err ${m.non2xx + m.errors + m.badAcks} srv ${f(m.serverCpuUsPerMessage, 2)}µs/msg cli ${f(m.clientCpuPct, 0)}%`;
+    case "fork":
+      return `fork ${f(m.forkMs, 1)} ms slowest (median ${f(m.forkMedianMs, 1)}), HEAD ${f(m.headMaxMs, 1)} ms slowest, disk +${f(m.forkGrowthMiB, 1)} MiB, delete ${f(m.deleteMs, 1)} ms`;
     case "bootstrap":
       return `${f(m.MBps)} MB/s (reads ${m.allMBps.map((x) => f(x, 0)).join(", ")}), RSS +${m.allRssGrowthMiB.map((x) => f(x)).join(", ")} MiB, verified ${m.verified}`;
   }

@@ -120,6 +120,15 @@ const COLUMNS = {
     cpuColumn("other CPU", "otherCpuPct"),
     cpuColumn("steal", "stealPct"),
   ],
+  fork: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["slowest fork ms", (b, m) => f(1)(m.forkMs)],
+    ["median fork ms", (b, m) => f(1)(m.forkMedianMs)],
+    ["slowest HEAD meanwhile ms", (b, m) => f(1)(m.headMaxMs)],
+    ["disk growth MiB", (b, m) => f(1)(m.forkGrowthMiB)],
+    ["slowest fork DELETE ms", (b, m) => f(1)(m.deleteMs)],
+  ],
   churn: [
     ["case", (b) => b.case],
     ["server", (b) => label(b.server)],
@@ -141,6 +150,7 @@ const TITLES = {
   churn: "churn (delete + recreate streams in a loop; server RSS)",
   "append-batch": "append-batch (100 B JSON messages, closed-loop writers; best of rounds by messages/s)",
   bootstrap: "bootstrap (one multipart answer: snapshot + messages; best read, peak server RSS growth)",
+  fork: "fork (forks at the tail and the middle of a filled stream, HEADs on another stream meanwhile; best of rounds by the slowest fork)",
 };
 
 export function renderTable(headers, rows, md) {

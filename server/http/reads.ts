@@ -9,6 +9,7 @@ import { belowFloor, checkAddressed, planReadStart, readLimit } from "../protoco
 import type { StreamState } from "../protocol/state";
 import type { SsePayloadMode } from "../live/sse-payload";
 import { jsonArrayBytes } from "../live/json-array";
+import { concat } from "../live/sse-payload";
 import { sseBody } from "../live/sse-session";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
@@ -59,8 +60,9 @@ async function catchUp(req: Request, deps: AppDeps, state: StreamState, start: n
     h.set(H.etag, etag);
     if (matches(req.headers.get(H.ifNoneMatch), etag)) return new Response(null, { status: 304, headers: h });
   }
-  // A Blob of the rows' own buffers serves the range without first copying it into one array.
-  const body = arrayMode ? jsonArrayBytes(slice.chunks) : new Blob(slice.chunks);
+  // One array, filled by one set() per row: a Blob of the rows' own buffers took 83 ms to make of
+  // 84,000 100-byte rows where this takes 3 (it copies as well).
+  const body = arrayMode ? jsonArrayBytes(slice.chunks) : concat(slice.chunks);
   return new Response(body, { status: 200, headers: h });
 }
 
