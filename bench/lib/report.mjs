@@ -125,6 +125,7 @@ const COLUMNS = {
     ["server", (b) => label(b.server)],
     ["slowest fork ms", (b, m) => f(1)(m.forkMs)],
     ["median fork ms", (b, m) => f(1)(m.forkMedianMs)],
+    ["plain create ms", (b, m) => f(1)(m.createMs)],
     ["slowest HEAD meanwhile ms", (b, m) => f(1)(m.headMaxMs)],
     ["disk growth MiB", (b, m) => f(1)(m.forkGrowthMiB)],
     ["slowest fork DELETE ms", (b, m) => f(1)(m.deleteMs)],

@@ -1,7 +1,8 @@
 // fork: fill one application/octet-stream stream to `mib` MiB of 64 KiB appends, then fork it at
 // its tail and at its middle, `forks` times each, while a second connection sends HEADs to another
 // stream back to back. Reports the slowest fork PUT (ms), the slowest HEAD meanwhile, the data
-// directory's growth from the forks, the fork DELETE time, and checks that the middle fork reads
+// directory's growth from the forks, the fork DELETE time, a plain create's time (the durable
+// commit every write waits for), and checks that the middle fork reads
 // the source's bytes across its fork point and its own append after it.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -35,6 +36,7 @@ export async function run(server, p) {
     })();
     const forkMs = [];
     const deleteMs = [];
+    const createMs = [];
     let grownBytes = 0;
     try {
       for (let i = 0; i < p.forks; i++) {
@@ -45,6 +47,11 @@ export async function run(server, p) {
           forkMs.push(performance.now() - t);
           if (r.status !== 201) throw new Error(`fork: HTTP ${r.status}`);
         }
+        // What any durable create costs here (its commit's sync): the floor under a fork's time.
+        const t = performance.now();
+        const plain = await conn.request("PUT", `${base}-plain${i}`, "Content-Type: application/octet-stream\r\n", null, { discardBody: true });
+        createMs.push(performance.now() - t);
+        if (plain.status !== 201) throw new Error(`create: HTTP ${plain.status}`);
         const own = await conn.request("POST", `${base}-mid${i}`, "Content-Type: application/octet-stream\r\n", Buffer.from("own"));
         if (own.status !== 204) throw new Error(`append to fork: HTTP ${own.status}`);
         const across = await conn.request("GET", `${base}-mid${i}?offset=${token(mid - 4)}`, "", null);
@@ -69,6 +76,7 @@ export async function run(server, p) {
     return {
       forkMs: Math.max(...forkMs),
       forkMedianMs: forkMs.sort((a, b) => a - b)[Math.floor(forkMs.length / 2)],
+      createMs: Math.max(...createMs),
       headMaxMs,
       forkGrowthMiB: grownBytes / 2 ** 20,
       deleteMs: Math.max(...deleteMs),

@@ -97,6 +97,18 @@ describe("reading a fork", () => {
     expect(await inside.json()).toEqual([{ a: 2 }, { a: 3 }, { b: 1 }]);
   });
 
+  test("the console's message index pages through the inherited messages and the fork's own, both ways", async () => {
+    expect((await fork("/test-b/f", "/test-b/s", 9)).status).toBe(201);
+    expect((await post("/test-b/f", "mine")).status).toBe(204);
+    const state = h.store.get("test-b/f")!;
+    const offsets = (page: { messages: { offset: number }[] }) => page.messages.map((m) => m.offset);
+    expect(offsets(h.store.introspection.messageIndex(state, { from: 0 }, 10))).toEqual([0, 5, 9]);
+    expect(offsets(h.store.introspection.messageIndex(state, { from: 6 }, 2))).toEqual([5, 9]);
+    const last = h.store.introspection.messageIndex(state, { before: state.tail }, 2);
+    expect(offsets(last)).toEqual([5, 9]);
+    expect(last.has_before).toBe(true);
+  });
+
   test("a long-poll in the inherited range answers at once; at the fork's tail it wakes on the fork's own append only", async () => {
     expect((await fork("/test-b/f", "/test-b/s", 9)).status).toBe(201);
     const inherited = await h.request("GET", `/test-b/f?offset=${at(2)}&live=long-poll`);

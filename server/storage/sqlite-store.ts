@@ -176,7 +176,7 @@ export class SqliteStore implements Store {
         forkKeys: (id) => forksOf.all(id).map((r) => streamKey(r.bucket, r.name)),
       });
       this.load();
-      this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now });
+      this.introspection = new SqliteIntrospection(this.db, { get: (key) => this.get(key), producerCount: (s) => this.producers(s).length, now: this.now }, (s) => this.lineage(s));
       this.writes = new GroupCommit<Batch>({
         begin: this.st.begin,
         commit: this.st.commit,
