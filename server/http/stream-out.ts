@@ -2,6 +2,8 @@
 // them, so a 128 MiB snapshot is never held whole: one piece is read ahead while the previous one
 // is being written. And catch-up bodies, written out piece by piece (piecesOut).
 
+import { concat } from "../live/sse-payload";
+
 /** `release` runs once: when the body has been written whole, the client has gone, or it failed. */
 export function streamOut(pieces: Iterator<Uint8Array>, release: () => void, signal: AbortSignal): ReadableStream<Uint8Array> {
   let released = false;
@@ -53,23 +55,13 @@ export function piecesOut(pieces: Uint8Array[]): ReadableStream<Uint8Array> | Ui
         group.push(piece);
         grouped += piece.length;
         if (grouped < WRITE_BYTES) continue;
-        if (!(await write(join(group, grouped)))) return;
+        if (!(await write(concat(group)))) return;
         group = [];
         grouped = 0;
       }
-      if (group.length > 0) await write(join(group, grouped));
+      if (group.length > 0) await write(concat(group));
       controller.close();
     },
   }) as unknown as ReadableStream<Uint8Array>;
 }
 
-function join(pieces: Uint8Array[], size: number): Uint8Array {
-  if (pieces.length === 1) return pieces[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}

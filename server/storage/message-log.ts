@@ -375,20 +375,10 @@ export class MessageLog {
    * row is wholly below it or not). Reads below the floor are refused already; this frees the space.
    */
   deleteBelow(tx: Batch, streamId: number, floor: number): { freed: number; more: boolean } {
-    if (this.deferred) this.materialize(tx);
-    let last = -1;
-    let freed = 0;
-    let rows = 0;
-    for (const row of this.belowFloor.iterate(streamId, floor)) {
-      last = row.start;
-      freed += row.len;
-      rows++;
-      if (freed >= FLOOR_STEP_BYTES) break;
-    }
-    if (last < 0) return { freed: 0, more: false };
-    this.deleteRowsUpTo.run(streamId, last);
-    this.deleteIndexUpTo.run(streamId, last);
-    return { freed, more: rows === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
+    return this.deleteStep(tx, this.belowFloor.iterate(streamId, floor), (last) => {
+      this.deleteRowsUpTo.run(streamId, last);
+      this.deleteIndexUpTo.run(streamId, last);
+    });
   }
 
   /**
@@ -396,20 +386,27 @@ export class MessageLog {
    * newest first: rows of a deleted source above what its forks read, or all of a dropped stream's.
    */
   deleteFrom(tx: Batch, streamId: number, from: number): { freed: number; more: boolean } {
+    return this.deleteStep(tx, this.aboveFrom.iterate(streamId, from), (last) => {
+      this.deleteRowsFrom.run(streamId, last);
+      this.deleteIndexFrom.run(streamId, last);
+    });
+  }
+
+  /** Takes rows from `rows` up to FLOOR_STEP_ROWS or FLOOR_STEP_BYTES, then deletes up to the last one taken. */
+  private deleteStep(tx: Batch, rows: Iterable<{ start: number; len: number }>, deleteThrough: (last: number) => void): { freed: number; more: boolean } {
     if (this.deferred) this.materialize(tx);
     let last = -1;
     let freed = 0;
-    let rows = 0;
-    for (const row of this.aboveFrom.iterate(streamId, from)) {
+    let taken = 0;
+    for (const row of rows) {
       last = row.start;
       freed += row.len;
-      rows++;
+      taken++;
       if (freed >= FLOOR_STEP_BYTES) break;
     }
     if (last < 0) return { freed: 0, more: false };
-    this.deleteRowsFrom.run(streamId, last);
-    this.deleteIndexFrom.run(streamId, last);
-    return { freed, more: rows === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
+    deleteThrough(last);
+    return { freed, more: taken === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
   }
 
   // ---- after a transaction commits -----------------------------------------------------------
