@@ -3,10 +3,12 @@
 // stream back to back. Reports the slowest fork PUT (ms), the slowest HEAD meanwhile, the data
 // directory's growth from the forks, the fork DELETE time, a plain create's time (the durable
 // commit every write waits for), and checks that the middle fork reads
-// the source's bytes across its fork point and its own append after it.
+// the source's bytes across its fork point and its own append after it. CPU is measured over the
+// forks, HEADs and deletes.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Conn } from "../lib/http.mjs";
+import { cpuMeter } from "../lib/proc.mjs";
 import { fill } from "./catchup.mjs";
 
 const token = (n) => `0000000000000000_${String(n).padStart(16, "0")}`;
@@ -24,6 +26,7 @@ export async function run(server, p) {
     const mid = Math.floor(total / 2 / 65536) * 65536;
     const before = dirBytes(server.dataDir);
 
+    const meter = cpuMeter(server.pid);
     let heads = true;
     let headMaxMs = 0;
     const headLoop = (async () => {
@@ -73,6 +76,7 @@ export async function run(server, p) {
       heads = false;
       await headLoop;
     }
+    const cpu = meter();
     return {
       forkMs: Math.max(...forkMs),
       forkMedianMs: forkMs.sort((a, b) => a - b)[Math.floor(forkMs.length / 2)],
@@ -81,6 +85,11 @@ export async function run(server, p) {
       forkGrowthMiB: grownBytes / 2 ** 20,
       deleteMs: Math.max(...deleteMs),
       sourceBytes: total,
+      serverCpuPct: cpu.serverCpuPct,
+      clientCpuPct: cpu.clientCpuPct,
+      otherCpuPct: cpu.otherCpuPct,
+      stealPct: cpu.stealPct,
+      windowS: cpu.wallS,
       serverRssKiB: server.rssKiB(),
     };
   } finally {
