@@ -9,6 +9,7 @@ import * as churn from "./workloads/churn.mjs";
 import * as batch from "./workloads/batch.mjs";
 import * as bootstrap from "./workloads/bootstrap.mjs";
 import * as scale from "./workloads/scale.mjs";
+import * as fork from "./workloads/fork.mjs";
 
 /**
  * How each workload picks the best of its rounds, and the metric that ratios compare.
@@ -24,6 +25,7 @@ export const WORKLOADS = {
   "append-batch": { mod: batch, metric: "messagesPerS", higher: true, unit: "messages/s" },
   bootstrap: { mod: bootstrap, metric: "MBps", higher: true, unit: "MB/s" },
   scale: { mod: scale, metric: "headP99", higher: false, unit: "ms HEAD p99 under load" },
+  fork: { mod: fork, metric: "forkMs", higher: false, unit: "ms (slowest fork PUT)" },
 };
 
 const URSA = "ursa";
@@ -76,7 +78,27 @@ export function buildCases(profile, o = {}) {
     id: `catchup/${smoke ? 2 : 100}MiB`,
     workload: "catchup",
     servers: [URSA, REF, "ceiling"],
-    params: { mib: smoke ? 2 : 100, chunkKiB: 64, reads: smoke ? 1 : 3, fillConcurrency: 4 },
+    params: { mib: smoke ? 2 : 100, kind: "bin", chunkKiB: 64, reads: smoke ? 1 : 3, fillConcurrency: 4 },
+  });
+  // Issue 21's gigabyte streams: 1 GiB of 64 KiB messages, and 100-byte JSON messages read as
+  // 8 MiB arrays; the ceiling answers in 8 MiB responses too.
+  cases.push({
+    id: `catchup/${smoke ? "3MiB" : "1GiB"}x64KiB`,
+    workload: "catchup",
+    servers: [URSA, "ceiling"],
+    params: { mib: smoke ? 3 : 1024, kind: "bin", chunkKiB: 64, reads: smoke ? 1 : 2, fillConcurrency: 4 },
+  });
+  cases.push({
+    id: `catchup/${smoke ? 2 : 128}MiB-json100B`,
+    workload: "catchup",
+    servers: [URSA, REF, "ceiling"],
+    params: { mib: smoke ? 2 : 128, kind: "json", reads: smoke ? 1 : 2, fillConcurrency: 4 },
+  });
+  cases.push({
+    id: `fork/${smoke ? "4MiB" : "1GiB"}`,
+    workload: "fork",
+    servers: [URSA],
+    params: { mib: smoke ? 4 : 1024, forks: smoke ? 2 : 1 },
   });
   for (const waiters of smoke ? [1, 5] : [1, 100]) {
     cases.push({

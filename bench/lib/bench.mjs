@@ -178,7 +178,8 @@ async function waitQuiet(maxMs) {
 /** Generous wall-clock budget for one run of a case. */
 function caseBudgetMs(c) {
   const p = c.params;
-  if (c.workload === "catchup" || c.workload === "bootstrap") return 180_000;
+  // A 1 GiB fill (catchup, fork) alone can take a few minutes on a loaded 2-core machine.
+  if (c.workload === "catchup" || c.workload === "bootstrap" || c.workload === "fork") return (p.mib ?? 0) >= 512 ? 900_000 : 180_000;
   if (c.workload === "churn") return 300_000;
   // Filling at no less than 1,000 streams/s, and the rest in minutes.
   if (c.workload === "scale") return p.streams + 600_000;
@@ -240,6 +241,8 @@ function brief(workload, m) {
       return `${f(m.messagesPerS, 0)} messages/s (${f(m.requestsPerS, 0)} requests/s of ${m.perRequest}) p99 ${f(m.p99, 2)} ms verified ${m.verified} err ${m.non2xx + m.errors + m.badAcks} srv ${f(m.serverCpuUsPerMessage, 2)}µs/msg cli ${f(m.clientCpuPct, 0)}%`;
     case "scale":
       return `${m.streams} streams: create ${f(m.createPerSAtSize, 0)}/s, restart ${f(m.restartMs, 0)} ms, idle RSS ${f(m.rssIdleMiB, 0)} MiB, page ${f(m.firstPageMs, 2)}/${f(m.lastPageMs, 2)} ms, catch-up ${f(m.catchupMBps, 0)} MB/s, HEAD p99 ${f(m.headP99, 2)} ms (listings ${f(m.headWhileListingP99, 2)}), loop lag max ${f(m.loopLagMaxMs)} ms, err ${m.errors}`;
+    case "fork":
+      return `fork ${f(m.forkMs, 1)} ms slowest (median ${f(m.forkMedianMs, 1)}), HEAD ${f(m.headMaxMs, 1)} ms slowest, disk +${f(m.forkGrowthMiB, 1)} MiB, delete ${f(m.deleteMs, 1)} ms`;
     case "bootstrap":
       return `${f(m.MBps)} MB/s (reads ${m.allMBps.map((x) => f(x, 0)).join(", ")}), RSS +${m.allRssGrowthMiB.map((x) => f(x)).join(", ")} MiB, verified ${m.verified}`;
   }

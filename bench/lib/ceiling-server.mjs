@@ -7,14 +7,15 @@
 //   PUT            204
 //   POST           count the bytes (nothing is kept), wake long-pollers, send one SSE frame to
 //                  every subscriber of the path (the frame is built once), 204
-//   GET            catch-up: (size - offset) bytes in one response, offsets being decimal byte
-//                  counts (-1 = 0); the bytes are zeros from one shared buffer, since the
-//                  workload checks only the count
+//   GET            catch-up: (size - offset) bytes, at most 8 MiB to a response as ursa answers
+//                  (its read limit), offsets being decimal byte counts (-1 = 0); the bytes are
+//                  zeros from one shared buffer, since the workload checks only the count
 //   GET long-poll  answer at once if there are bytes past `offset`, else park until the next POST
 //   GET sse        an initial control event, then one data+control pair per POST
 // So it is a ceiling for append, catchup, longpoll and sse, not for cas or churn.
 const streams = new Map(); // path -> { size, waiters: Set<fn>, subs: Set<ctrl> }
 const ZEROS = new Uint8Array(1 << 20);
+const RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
 const enc = new TextEncoder();
 
 function stream(path) {
@@ -86,7 +87,9 @@ const server = Bun.serve({
       });
       return new Response(body, { headers: tailHeaders(s) });
     }
-    return new Response(zeros(Math.max(0, s.size - offset)), { headers: tailHeaders(s) });
+    const n = Math.min(RESPONSE_MAX_BYTES, Math.max(0, s.size - offset));
+    const headers = offset + n >= s.size ? tailHeaders(s) : { "Stream-Next-Offset": String(offset + n) };
+    return new Response(zeros(n), { headers });
   },
 });
 console.log(`listening http://127.0.0.1:${server.port} data=memory`);

@@ -138,6 +138,16 @@ const COLUMNS = {
     cpuColumn("other CPU", "otherCpuPct"),
     cpuColumn("steal", "stealPct"),
   ],
+  fork: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["slowest fork ms", (b, m) => f(1)(m.forkMs)],
+    ["median fork ms", (b, m) => f(1)(m.forkMedianMs)],
+    ["plain create ms", (b, m) => f(1)(m.createMs)],
+    ["slowest HEAD meanwhile ms", (b, m) => f(1)(m.headMaxMs)],
+    ["disk growth MiB", (b, m) => f(1)(m.forkGrowthMiB)],
+    ["slowest fork DELETE ms", (b, m) => f(1)(m.deleteMs)],
+  ],
   churn: [
     ["case", (b) => b.case],
     ["server", (b) => label(b.server)],
@@ -160,6 +170,7 @@ const TITLES = {
   scale: "scale (N streams in one bucket: create rate, listing pages, restart, idle RSS, catch-up, HEAD p99 while forks, listings, JSON pages and catch-ups run)",
   "append-batch": "append-batch (100 B JSON messages, closed-loop writers; best of rounds by messages/s)",
   bootstrap: "bootstrap (one multipart answer: snapshot + messages; best read, peak server RSS growth)",
+  fork: "fork (forks at the tail and the middle of a filled stream, HEADs on another stream meanwhile; best of rounds by the slowest fork)",
 };
 
 export function renderTable(headers, rows, md) {

@@ -5,7 +5,7 @@
 import { streamCursor } from "../protocol/cursor";
 import { formatOffset } from "../protocol/offsets";
 import type { StreamState } from "../protocol/state";
-import type { Store } from "../storage/store";
+import { READ_STEP_BYTES, type Store } from "../storage/store";
 import type { LiveHub, Subscription } from "./hub";
 import { controlEvent, dataEvent, errorEvent, HEARTBEAT, type Control } from "./sse-frames";
 import { encodeSsePayload, type SsePayload, type SsePayloadMode } from "./sse-payload";
@@ -29,31 +29,47 @@ export interface SseSessionOptions {
 const encoder = new TextEncoder();
 
 /**
- * A subscriber that stops reading must not make the server buffer without bound: past this many
- * unsent bytes the response ends, and the client resumes from its last control event's offset.
+ * The session writes an event only once the client has taken the ones before it (pull), so at most
+ * one event waits unsent, however far behind the client is, and a catch-up of any length runs on
+ * one connection, one bounded read (READ_STEP_BYTES) per turn of the event loop. A client that
+ * stops reading holds its connection, and one event, until the session's lifetime ends.
  */
-export const SSE_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
-
 export function sseBody(o: SseSessionOptions): ReadableStream<Uint8Array> {
   const stop = new AbortController();
   o.signal.addEventListener("abort", () => stop.abort(), { once: true });
+  let wanted: (() => void) | null = null;
+  const pulled = () => {
+    const resume = wanted;
+    wanted = null;
+    resume?.();
+  };
+  stop.signal.addEventListener("abort", pulled, { once: true });
   return new ReadableStream<Uint8Array>(
     {
-      async start(controller) {
-        const send = (event: string | Uint8Array) => {
-          controller.enqueue(typeof event === "string" ? encoder.encode(event) : event);
-          if (controller.desiredSize! < -SSE_MAX_QUEUED_BYTES) stop.abort();
-        };
-        try {
-          await run(o, send, stop.signal);
-        } finally {
-          try {
-            controller.close();
-          } catch {
-            // The client cancelled the response already.
-          }
-        }
+      start(controller) {
+        const send = (event: string | Uint8Array) => controller.enqueue(typeof event === "string" ? encoder.encode(event) : event);
+        // Resolves once the client has room for more: at once (after a turn) if it has, so every
+        // pass of the loop yields to other requests.
+        const room = () =>
+          new Promise<void>((resolve) => {
+            if (controller.desiredSize! > 0 || stop.signal.aborted) setImmediate(resolve);
+            else wanted = resolve;
+          });
+        // Either way, a client that cancelled the response already makes these throw.
+        run(o, send, room, stop.signal).then(
+          () => {
+            try {
+              controller.close();
+            } catch {}
+          },
+          (error: unknown) => {
+            try {
+              controller.error(error);
+            } catch {}
+          },
+        );
       },
+      pull: pulled,
       cancel() {
         stop.abort();
       },
@@ -110,18 +126,21 @@ function dataAndControl(payload: SsePayload, p: ControlPoint, clientCursor: stri
   return bytes;
 }
 
-async function run(o: SseSessionOptions, send: (event: string | Uint8Array) => void, signal: AbortSignal): Promise<void> {
+type Send = (event: string | Uint8Array) => void;
+
+async function run(o: SseSessionOptions, send: Send, room: () => Promise<void>, signal: AbortSignal): Promise<void> {
   const subscription = o.hub.subscribe(o.state.id, signal, o.client);
   try {
-    await follow(o, send, subscription, signal);
+    await follow(o, send, room, subscription, signal);
   } finally {
     subscription.close();
   }
 }
 
-async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) => void, subscription: Subscription, signal: AbortSignal): Promise<void> {
+async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void>, subscription: Subscription, signal: AbortSignal): Promise<void> {
   const id = o.state.id;
   const deadline = Date.now() + o.maxDurationMs;
+  const step = Math.min(o.limitBytes, READ_STEP_BYTES);
   let offset = o.start;
   let lastControl = "";
   for (;;) {
@@ -137,13 +156,14 @@ async function follow(o: SseSessionOptions, send: (event: string | Uint8Array) =
       return;
     }
     if (offset < state.tail) {
-      const payload = o.hub.payloadAt(id, offset, state.tail, o.limitBytes, o.mode) ?? encodeSsePayload(o.store, state, offset, o.limitBytes, o.mode);
+      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? encodeSsePayload(o.store, state, offset, step, o.mode);
       if (payload.end > offset) {
         const p = controlPoint(state, payload.end);
         send(dataAndControl(payload, p, o.cursor));
         lastControl = p.resting;
         offset = payload.end;
         if (p.closed) return;
+        await room();
         continue;
       }
       // Nothing readable below the tail: the stream's delete has committed and is being synced.

@@ -7,6 +7,7 @@ import type { ForkTree, MessageIndexPage } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
 import { StreamBrowser, type BrowseLookups, type BrowseQuery, type BrowseResult } from "./browse";
 import { ForkFamilies } from "./fork-tree";
+import type { Segment } from "./lineage";
 import { MessageIndex, type IndexPosition } from "./message-index";
 
 export interface Introspection {
@@ -20,10 +21,10 @@ export class SqliteIntrospection implements Introspection {
   private readonly forks: ForkFamilies;
   private readonly index: MessageIndex;
 
-  constructor(db: Database, lookups: BrowseLookups) {
+  constructor(db: Database, lookups: BrowseLookups, lineage: (state: StreamState) => Segment[]) {
     this.browser = new StreamBrowser(db, lookups);
     this.forks = new ForkFamilies(db, lookups.get);
-    this.index = new MessageIndex(db);
+    this.index = new MessageIndex(db, lineage);
   }
 
   browseStreams(bucket: string, query: BrowseQuery): BrowseResult {

@@ -5,12 +5,15 @@
 //
 // Seeking by time bisects the byte range: `at_ms` never decreases along a stream because appends
 // commit in order and each row carries its commit's clock reading, so the first message at or
-// after a time is found in O(log tail) index seeks. Messages a fork copied from its source carry
-// no time (NULL); they all come before the fork's own, so they count as older than any time.
+// after a time is found in O(log tail) index seeks. A fork's messages below its fork offset are its
+// source's rows (lineage.ts), paged through the same way; messages a fork copied from its source
+// (the sub-offset's prefix, and every inherited one before schema version 7) carry no time (NULL):
+// they all come before the fork's own, so they count as older than any time.
 
 import type { Database, Statement } from "bun:sqlite";
 import type { MessageIndexPage, MessageMeta } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
+import type { Segment } from "./lineage";
 
 export type IndexPosition = { from: number } | { before: number } | { atMs: number };
 
@@ -27,7 +30,10 @@ export class MessageIndex {
   private readonly unindexed: Statement<MetaRow>;
   private readonly indexedUpTo: Statement<{ value: string }>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly lineage: (state: StreamState) => Segment[],
+  ) {
     const row = "i.start AS offset, length(m.data) AS size, m.at_ms AS at_ms FROM msg_index i JOIN msgs m ON m.id = i.msg_id";
     // From the message holding `from` (a byte stream's append can be read from inside).
     this.forward = db.prepare(
@@ -52,11 +58,11 @@ export class MessageIndex {
       edge = Math.min(at.before, state.tail);
       const mine = recent.filter((m) => m.offset < edge).slice(-limit);
       const below = mine[0]?.offset ?? edge;
-      const older = mine.length < limit ? this.backward.all(state.id, below, limit - mine.length).reverse() : [];
+      const older = mine.length < limit ? this.before(state, below, limit - mine.length) : [];
       messages = [...older, ...mine];
     } else {
       edge = Math.min("from" in at ? at.from : this.firstAt(state, at.atMs, recent), state.tail);
-      const indexed = this.forward.all(state.id, edge, limit).filter(durable);
+      const indexed = this.from(state, edge, limit).filter(durable);
       const past = indexed.length ? indexed[indexed.length - 1]!.offset : -1;
       messages = [...indexed, ...recent.filter((m) => m.offset > past)].filter((m) => m.offset + m.size > edge).slice(0, limit);
     }
@@ -73,7 +79,7 @@ export class MessageIndex {
 
   /** The first durable message starting at or after byte `x`. */
   private next(state: StreamState, x: number, recent: MetaRow[]): { offset: number; at_ms: number | null } | undefined {
-    const m = this.firstFrom.get(state.id, x) ?? recent.find((r) => r.offset >= x);
+    const m = this.firstIndexedFrom(state, x) ?? recent.find((r) => r.offset >= x);
     return m && m.offset < state.tail ? m : undefined;
   }
 
@@ -92,6 +98,36 @@ export class MessageIndex {
       else lo = mid + 1;
     }
     return this.next(state, lo, recent)?.offset ?? state.tail;
+  }
+
+  /** Up to `limit` indexed messages from the one holding `from`, across the lineage. */
+  private from(state: StreamState, from: number, limit: number): MetaRow[] {
+    const out: MetaRow[] = [];
+    for (const seg of this.lineage(state)) {
+      if (seg.hi <= from || out.length >= limit) continue;
+      for (const m of this.forward.all(seg.id, Math.max(from, seg.lo), limit - out.length)) if (m.offset >= seg.lo && m.offset < seg.hi) out.push(m);
+    }
+    return out;
+  }
+
+  /** Up to `limit` indexed messages before `before`, in offset order, across the lineage. */
+  private before(state: StreamState, before: number, limit: number): MetaRow[] {
+    let out: MetaRow[] = [];
+    for (const seg of this.lineage(state).reverse()) {
+      if (seg.lo >= before || out.length >= limit) continue;
+      const rows = this.backward.all(seg.id, Math.min(before, seg.hi), limit - out.length).filter((m) => m.offset >= seg.lo);
+      out = [...rows.reverse(), ...out];
+    }
+    return out;
+  }
+
+  private firstIndexedFrom(state: StreamState, x: number): { offset: number; at_ms: number | null } | undefined {
+    for (const seg of this.lineage(state)) {
+      if (seg.hi <= x) continue;
+      const m = this.firstFrom.get(seg.id, Math.max(x, seg.lo));
+      if (m && m.offset < seg.hi) return m;
+    }
+    return undefined;
   }
 
   /** The stream's durable log rows that `msg_index` does not hold yet, in offset order. */

@@ -204,7 +204,7 @@ describe("message log", () => {
     });
   });
 
-  test("a fork of a stream whose newest appends are not yet indexed copies every byte up to its offset", async () => {
+  test("a fork of a stream whose newest appends are not yet indexed reads every byte up to its offset through its source", async () => {
     await inTempDir(async (dir) => {
       const store = new SqliteStore({ path: join(dir, "f.sqlite"), sync: "full", materializeEveryMs: 60_000 });
       await store.create(`${BUCKET}/src`, createRequest({ bucket: BUCKET, name: "src", contentType: "text/plain" }));

@@ -12,6 +12,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { ProducerTuple } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
 import type { Batch } from "./batch";
+import { segmentAt, type Segment } from "./lineage";
 import { replayRow, type LogRow } from "./log-replay";
 import { firstEndingAfter, RecentMessages, type LogEntry } from "./recent-messages";
 import type { Statements } from "./rows";
@@ -55,7 +56,7 @@ export class LogWrites {
   readonly producers = new Map<number, Set<string>>();
   /** Set once this transaction materializes: every log row up to this id is indexed. */
   materializedUpTo: number | null = null;
-  /** Streams whose messages this transaction deleted. */
+  /** Deleted streams: their held messages go at commit, their rows step by step (dropStep). */
   readonly deleted: number[] = [];
 }
 
@@ -88,11 +89,19 @@ export class MessageLog {
   private readonly readFrom: Statement<MessageRow>;
   private readonly segAt: Statement<{ seg: number }>;
   private readonly rowsFrom: Statement<{ start: number; seg: number; len: number }>;
-  private readonly deleteRows: Statement;
-  private readonly deleteIndex: Statement;
   private readonly copyRows: Statement;
   private readonly copyPrefix: Statement;
-  private readonly countFrom: Statement<{ n: number }>;
+  private readonly countIn: Statement<{ n: number }>;
+  private readonly countBefore: Statement<{ n: number | null }>;
+  private readonly aboveFrom: Statement<{ start: number; len: number }>;
+  private readonly deleteRowsFrom: Statement;
+  private readonly deleteIndexFrom: Statement;
+  private readonly markDropped: Statement;
+  private readonly dropped: Statement<{ stream_id: number }>;
+  private readonly unmarkDropped: Statement;
+  private readonly copiedList: Statement<{ id: number }>;
+  /** Forks made before schema version 7, which own copies of their inherited rows (lineage.ts). */
+  readonly copied = new Set<number>();
   private readonly belowFloor: Statement<{ start: number; len: number }>;
   private readonly deleteRowsUpTo: Statement;
   private readonly deleteIndexUpTo: Statement;
@@ -113,8 +122,10 @@ export class MessageLog {
       "INSERT OR ROLLBACK INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE id > ? AND id <= ? ORDER BY stream_id, start",
     );
     // Starts at the message holding `start` (reads may begin inside a byte-stream append).
+    // A join, not a subquery per row: 8 MiB of 100-byte messages (84,000 rows) read in 15 ms
+    // instead of 39 (best of 6 each, same range).
     this.readFrom = db.prepare(
-      `SELECT i.start AS start, (SELECT data FROM msgs WHERE id = i.msg_id) AS data FROM msg_index i
+      `SELECT i.start AS start, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id
        WHERE i.stream_id = ?1 AND i.start < ?3
        AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY i.start`,
     );
@@ -123,17 +134,29 @@ export class MessageLog {
       `SELECT i.start AS start, m.seg AS seg, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
        WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start`,
     );
-    this.deleteRows = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ?)");
-    this.deleteIndex = db.prepare("DELETE FROM msg_index WHERE stream_id = ?");
     // ?5 is the first copy's id (nextId), the others follow it.
     const copy = (dataExpr: string, range: string) =>
       db.prepare(
-        `INSERT INTO msgs (id, stream_id, start, seg, data) SELECT ?5 + row_number() OVER (ORDER BY i.start) - 1, ?1, i.start, m.seg, ${dataExpr}
+        `INSERT INTO msgs (id, stream_id, start, seg, data, n) SELECT ?5 + row_number() OVER (ORDER BY i.start) - 1, ?1, i.start, m.seg, ${dataExpr}, m.n
          FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ?2 AND ${range} ORDER BY i.start`,
       );
     this.copyRows = copy("m.data", "i.start >= ?3 AND i.start < ?4");
     this.copyPrefix = copy("substr(m.data, 1, ?4)", "i.start = ?3");
-    this.countFrom = db.prepare("SELECT count(*) AS n FROM msg_index WHERE stream_id = ? AND start >= ?");
+    this.countIn = db.prepare("SELECT count(*) AS n FROM msg_index WHERE stream_id = ? AND start >= ? AND start < ?");
+    this.countBefore = db.prepare(
+      "SELECT m.n AS n FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT 1",
+    );
+    this.aboveFrom = db.prepare(
+      `SELECT i.start AS start, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+       WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start DESC LIMIT ${FLOOR_STEP_ROWS}`,
+    );
+    this.deleteRowsFrom = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start >= ?)");
+    this.deleteIndexFrom = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start >= ?");
+    this.markDropped = db.prepare("INSERT OR IGNORE INTO dropped_streams (stream_id) VALUES (?)");
+    this.dropped = db.prepare("SELECT stream_id FROM dropped_streams ORDER BY stream_id");
+    this.unmarkDropped = db.prepare("DELETE FROM dropped_streams WHERE stream_id = ?");
+    this.copiedList = db.prepare("SELECT id FROM streams WHERE fork_copied = 1");
+    for (const { id } of this.copiedList.all()) this.copied.add(id);
     this.belowFloor = db.prepare(
       `SELECT i.start AS start, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
        WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start LIMIT ${FLOOR_STEP_ROWS}`,
@@ -296,43 +319,73 @@ export class MessageLog {
     tx.log.producers.clear();
   }
 
-  /** Deletes a stream's messages; materializes first, so all of them are found by the index. */
+  /**
+   * Deletes a stream's messages: marks them dropped, in this transaction, and the reclaimer deletes
+   * them behind it in bounded steps (dropStep), so deleting a 1 GiB stream holds the writer no
+   * longer than deleting a small one. Nothing reads a deleted stream's rows: its id is never reused.
+   */
   deleteStream(tx: Batch, streamId: number): void {
-    this.materialize(tx);
-    this.deleteRows.run(streamId);
-    this.deleteIndex.run(streamId);
+    this.markDropped.run(streamId);
+    this.copied.delete(streamId);
     tx.log.deleted.push(streamId);
   }
 
+  /** Dropped streams whose rows are not all deleted yet (a crash may leave some). */
+  droppedStreams(): number[] {
+    return this.dropped.all().map((r) => r.stream_id);
+  }
+
+  /** Deletes a bounded batch of a dropped stream's rows; once none are left, it is no longer marked. */
+  dropStep(tx: Batch, streamId: number): { freed: number; more: boolean } {
+    const step = this.deleteFrom(tx, streamId, 0);
+    if (!step.more) this.unmarkDropped.run(streamId);
+    return step;
+  }
+
   /** The lengths of the messages of the append that began at `offset`, or null if none did. */
-  appendAt(tx: Batch, state: StreamState, offset: number): number[] | null {
+  appendAt(tx: Batch, state: StreamState, segments: Segment[], offset: number): number[] | null {
     if (offset === state.tail) return [];
     this.materialize(tx);
-    if (this.segAt.get(state.id, offset)?.seg !== offset) return null;
+    const seg = segmentAt(segments, offset);
+    if (!seg || this.segAt.get(seg.id, offset)?.seg !== offset) return null;
     const lengths: number[] = [];
-    for (const row of this.rowsFrom.iterate(state.id, offset)) {
-      if (row.seg !== offset) break;
+    for (const row of this.rowsFrom.iterate(seg.id, offset)) {
+      if (row.seg !== offset || row.start >= seg.hi) break;
       lengths.push(row.len);
     }
     return lengths;
   }
 
   /**
-   * Copies a fork's inherited messages (spec §7.4): those from the source's floor up to `offset`
-   * (below the floor they are gone), then `subBytes` into the append at `offset` (a byte prefix
-   * of its message, or whole JSON messages). Returns how many messages the source held below
-   * `offset`, trimmed ones included, so the fork's message count carries on from the source's.
+   * A fork's own first rows (spec §7.4): `subBytes` into the append at `offset` (a byte prefix of
+   * its message, or whole JSON messages), copied; at most one append's bytes. Everything below
+   * `offset` stays where it is and is read through (lineage.ts). Returns how many messages the
+   * source held below `offset`, trimmed ones included, so the fork's count carries on from there.
    */
-  copyForFork(tx: Batch, forkId: number, source: StreamState, floor: number, offset: number, subBytes: number, json: boolean): number {
+  startFork(tx: Batch, forkId: number, source: StreamState, segments: Segment[], offset: number, subBytes: number, json: boolean): number {
     this.materialize(tx);
-    this.nextId += this.copyRows.run(forkId, source.id, floor, offset, this.nextId).changes;
-    if (subBytes > 0) {
-      if (json) this.nextId += this.copyRows.run(forkId, source.id, offset, offset + subBytes, this.nextId).changes;
-      else this.nextId += this.copyPrefix.run(forkId, source.id, offset, subBytes, this.nextId).changes;
+    const seg = segmentAt(segments, offset);
+    if (subBytes > 0 && seg) {
+      if (json) this.nextId += this.copyRows.run(forkId, seg.id, offset, offset + subBytes, this.nextId).changes;
+      else this.nextId += this.copyPrefix.run(forkId, seg.id, offset, subBytes, this.nextId).changes;
     }
-    const below = source.messageCount - this.countFrom.get(source.id, offset)!.n;
+    const below = this.messagesBelow(source, segments, offset);
     this.materialize(tx);
     return below;
+  }
+
+  /**
+   * Each row carries the stream's message count after it (`n`): one seek. Rows copied by forks
+   * before schema version 7 carry none; then the rows at and above `offset` are counted.
+   */
+  private messagesBelow(source: StreamState, segments: Segment[], offset: number): number {
+    if (offset === 0) return 0;
+    const seg = segmentAt(segments, offset - 1);
+    const n = seg ? this.countBefore.get(seg.id, offset)?.n : null;
+    if (n !== null && n !== undefined) return n;
+    let above = 0;
+    for (const s of segments) if (s.hi > offset) above += this.countIn.get(s.id, Math.max(s.lo, offset), Math.min(s.hi, Number.MAX_SAFE_INTEGER))!.n;
+    return source.messageCount - above;
   }
 
   /** Whether any message of the stream below `floor` is still stored (one index seek). */
@@ -347,20 +400,38 @@ export class MessageLog {
    * row is wholly below it or not). Reads below the floor are refused already; this frees the space.
    */
   deleteBelow(tx: Batch, streamId: number, floor: number): { freed: number; more: boolean } {
+    return this.deleteStep(tx, this.belowFloor.iterate(streamId, floor), (last) => {
+      this.deleteRowsUpTo.run(streamId, last);
+      this.deleteIndexUpTo.run(streamId, last);
+    });
+  }
+
+  /**
+   * Deletes a bounded batch of the stream's messages at or above `from` (a message boundary), the
+   * newest first: rows of a deleted source above what its forks read, or all of a dropped stream's.
+   */
+  deleteFrom(tx: Batch, streamId: number, from: number): { freed: number; more: boolean } {
+    return this.deleteStep(tx, this.aboveFrom.iterate(streamId, from), (last) => {
+      this.deleteRowsFrom.run(streamId, last);
+      this.deleteIndexFrom.run(streamId, last);
+    });
+  }
+
+  /** Takes rows from `rows` up to FLOOR_STEP_ROWS or FLOOR_STEP_BYTES, then deletes up to the last one taken. */
+  private deleteStep(tx: Batch, rows: Iterable<{ start: number; len: number }>, deleteThrough: (last: number) => void): { freed: number; more: boolean } {
     if (this.deferred) this.materialize(tx);
     let last = -1;
     let freed = 0;
-    let rows = 0;
-    for (const row of this.belowFloor.iterate(streamId, floor)) {
+    let taken = 0;
+    for (const row of rows) {
       last = row.start;
       freed += row.len;
-      rows++;
+      taken++;
       if (freed >= FLOOR_STEP_BYTES) break;
     }
     if (last < 0) return { freed: 0, more: false };
-    this.deleteRowsUpTo.run(streamId, last);
-    this.deleteIndexUpTo.run(streamId, last);
-    return { freed, more: rows === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
+    deleteThrough(last);
+    return { freed, more: taken === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
   }
 
   // ---- after a transaction commits -----------------------------------------------------------
@@ -385,8 +456,19 @@ export class MessageLog {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  /** The messages overlapping [start, end), starting with the one that holds `start`. */
-  read(streamId: number, start: number, end: number): MessageRow[] {
+  /** The messages overlapping [start, end), starting with the one that holds `start`, across the stream's lineage. */
+  read(segments: Segment[], start: number, end: number): MessageRow[] {
+    if (segments.length === 1) return this.readOwn(segments[0]!.id, start, end);
+    const rows: MessageRow[] = [];
+    for (const seg of segments) {
+      if (seg.hi <= start || seg.lo >= end) continue;
+      for (const row of this.readOwn(seg.id, Math.max(start, seg.lo), Math.min(end, seg.hi))) rows.push(row);
+    }
+    return rows;
+  }
+
+  /** One stream's own rows overlapping [start, end). */
+  private readOwn(streamId: number, start: number, end: number): MessageRow[] {
     const held = this.recent.held(streamId);
     const boundary = held ? held.entries[held.head]!.start : Infinity;
     // Below the first held message, from the index; from it on, from memory (held messages may be
@@ -397,13 +479,15 @@ export class MessageLog {
     return rows;
   }
 
-  isMessageStart(streamId: number, offset: number): boolean {
-    const held = this.recent.held(streamId);
+  isMessageStart(segments: Segment[], offset: number): boolean {
+    const seg = segmentAt(segments, offset);
+    if (!seg) return false;
+    const held = this.recent.held(seg.id);
     if (held && offset >= held.entries[held.head]!.start) {
       const i = firstEndingAfter(held, offset);
       return i < held.entries.length && held.entries[i]!.start === offset;
     }
-    return this.segAt.get(streamId, offset) !== null;
+    return this.segAt.get(seg.id, offset) !== null;
   }
 
   private producerSet(map: Map<number, Set<string>>, streamId: number): Set<string> {

@@ -1,5 +1,6 @@
-// Space that nothing refers to any longer is reclaimed here, off the request path: messages below
-// a stream's retained floor (spec §7.2), snapshot blobs no stream refers to (spec §7.3), and
+// Space that nothing refers to any longer is reclaimed here, off the request path: messages no
+// reader can reach (below a stream's retained floor, spec §7.2, and not read through by a fork,
+// §7.4), every message of a deleted stream, snapshot blobs no stream refers to (spec §7.3), and
 // attribute rows that were replaced. Nothing is deleted before the change that orphaned it is
 // durable: until then readers are served the durable state, which may still refer to it.
 //
@@ -21,8 +22,10 @@ export type StepResult = "more" | "done" | "wait";
 
 export interface ReclaimTarget<Tx> {
   submit<T>(run: (tx: Tx) => T): Promise<T>;
-  /** Deletes a bounded batch of a stream's messages below its floor; how many bytes, and whether more remain. */
+  /** Deletes a bounded batch of a stream's messages no reader reaches; how many bytes, and whether more remain. */
   floorStep(tx: Tx, streamId: number, key: string): { freed: number; more: boolean };
+  /** Deletes a bounded batch of a deleted stream's messages. */
+  dropStep(tx: Tx, streamId: number): { freed: number; more: boolean };
   /** One bounded step of collecting a blob; true once it is gone. */
   blobStep(blobId: number): boolean;
   deleteAttrs(id: number): void;
@@ -38,7 +41,7 @@ const KEEP_FREE_BYTES = 16 * 1024 * 1024;
  */
 const VACUUM_STEP_PAGES = 128;
 
-type Task = { kind: "floor"; streamId: number; key: string } | { kind: "blob"; blobId: number } | { kind: "attrs"; id: number } | { kind: "vacuum" };
+type Task = { kind: "floor"; streamId: number; key: string } | { kind: "drop"; streamId: number } | { kind: "blob"; blobId: number } | { kind: "attrs"; id: number } | { kind: "vacuum" };
 
 export class Reclaimer<Tx> {
   private readonly queue: Task[] = [];
@@ -75,6 +78,11 @@ export class Reclaimer<Tx> {
     if (this.floors.has(streamId)) return;
     this.floors.add(streamId);
     this.push({ kind: "floor", streamId, key });
+  }
+
+  /** Every message of a deleted stream. */
+  drop(streamId: number): void {
+    this.push({ kind: "drop", streamId });
   }
 
   blob(blobId: number): void {
@@ -130,6 +138,11 @@ export class Reclaimer<Tx> {
     switch (task.kind) {
       case "floor": {
         const { freed, more } = this.target.floorStep(tx, task.streamId, task.key);
+        this.freed(freed);
+        return more ? "more" : "done";
+      }
+      case "drop": {
+        const { freed, more } = this.target.dropStep(tx, task.streamId);
         this.freed(freed);
         return more ? "more" : "done";
       }

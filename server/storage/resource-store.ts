@@ -46,10 +46,11 @@ export class ResourceStore {
         submit: (run) => d.submit(run),
         floorStep: (tx, streamId, key) => {
           const state = tx.get(key);
-          // A deleted stream's rows went with it.
+          // A deleted stream's rows are dropped (dropStep).
           if (!state || state.id !== streamId) return { freed: 0, more: false };
-          return d.log.deleteBelow(tx, streamId, state.retained);
+          return d.tx.trimUnreached(tx, state);
         },
+        dropStep: (tx, streamId) => d.log.dropStep(tx, streamId),
         blobStep: (blobId) => d.blobs.collectStep(blobId),
         deleteAttrs: (id) => d.attrs.delete(id),
       },
@@ -70,8 +71,9 @@ export class ResourceStore {
       if (failureOf(error) === null) throw error;
     }
     for (const id of this.d.blobs.collectible()) this.reclaimer.blob(id);
+    for (const id of this.d.log.droppedStreams()) this.reclaimer.drop(id);
     for (const [key, state] of streams) {
-      if (state.retained > 0 && this.d.log.hasRowsBelow(state.id, state.retained)) this.reclaimer.floor(state.id, key);
+      if (state.softDeleted || (state.retained > 0 && this.d.log.hasRowsBelow(state.id, state.retained))) this.reclaimer.floor(state.id, key);
     }
   }
 
@@ -161,7 +163,7 @@ export class ResourceStore {
       const state = streams.live(tx, key);
       const decision = decideRetention(state, target, incarnation, (offset) => streams.isBoundary(tx, state!, offset));
       if (decision.kind !== "advance") return decision;
-      return { kind: "advanced", state: streams.setFloor(tx, key, decision.state, decision.floor) };
+      return { kind: "advanced", state: streams.setFloor(tx, decision.state, decision.floor) };
     });
   }
 

@@ -26,6 +26,7 @@ import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { Listing } from "./listing";
 import { checkIntegrity } from "./integrity";
+import { lineageOf, type Segment } from "./lineage";
 import { MessageLog } from "./message-log";
 import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
@@ -188,6 +189,7 @@ export class SqliteStore implements Store {
       const attrs = new AttrsTable(this.db);
       const blobs = new SnapshotBlobs(this.db, reader);
       const pins = new Pins();
+      const forksOf = this.db.prepare<{ bucket: string; name: string }, [number]>("SELECT bucket, name FROM streams WHERE fork_source_id = ?");
       this.tx = new StreamTx({
         st: this.st,
         log: this.log,
@@ -197,14 +199,14 @@ export class SqliteStore implements Store {
         now: this.now,
         forget: (id) => this.touchPersistedAt.delete(id),
         damage: this.damage,
+        forkKeys: (id) => forksOf.all(id).map((r) => streamKey(r.bucket, r.name)),
       });
       for (const { key, state } of this.log.replay((id) => this.loader.loadById(id))) this.cache.set(key, state);
-      this.introspection = new SqliteIntrospection(this.db, {
-        get: (key) => this.view(key),
-        producerCount: (s) => this.producers(s).length,
-        now: this.now,
-        count: (bucket, prefix) => this.count(bucket, prefix),
-      });
+      this.introspection = new SqliteIntrospection(
+        this.db,
+        { get: (key) => this.view(key), producerCount: (s) => this.producers(s).length, now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) },
+        (s) => this.lineage(s),
+      );
       this.writes = new GroupCommit<Batch>({
         begin: this.st.begin,
         commit: this.st.commit,
@@ -329,7 +331,7 @@ export class SqliteStore implements Store {
     // Array mode always carries at least one whole message, however large (spec §4.2).
     let rows;
     try {
-      rows = this.log.read(state.id, start, wholeMessages ? Math.max(end, start + 1) : end);
+      rows = this.log.read(this.lineage(state), start, wholeMessages ? Math.max(end, start + 1) : end);
     } catch (error) {
       throw this.damage.readFailed(state, error);
     }
@@ -356,10 +358,15 @@ export class SqliteStore implements Store {
 
   isMessageStart(state: StreamState, offset: number): boolean {
     try {
-      return offset === state.tail || this.log.isMessageStart(state.id, offset);
+      return offset === state.tail || this.log.isMessageStart(this.lineage(state), offset);
     } catch (error) {
       throw this.damage.readFailed(state, error);
     }
+  }
+
+  /** Where a durable state's bytes are read from: its own rows, and its sources' below its fork offset. */
+  private lineage(state: StreamState): Segment[] {
+    return lineageOf(state, (key) => this.cache.get(key), this.log.copied);
   }
 
   get producerLimits(): ProducerLimits {
@@ -459,7 +466,7 @@ export class SqliteStore implements Store {
       const source = request.fork
         ? (() => {
             const state = this.tx.live(tx, request.fork.sourceKey);
-            return { state, appendAt: (offset: number) => this.log.appendAt(tx, state!, offset) };
+            return { state, appendAt: (offset: number) => this.log.appendAt(tx, state!, this.tx.lineage(tx, state!), offset) };
           })()
         : null;
       const decision = decideCreate(existing, request, source, (s) => this.tx.attrsOf(s));

@@ -47,6 +47,13 @@ export interface SnapshotReader {
   release(): void;
 }
 
+/**
+ * The most one synchronous read should take (readRange's limit per step): 512 KiB of 100-byte
+ * JSON messages is ~5,000 rows, a few milliseconds. Larger reads are taken in steps with a turn
+ * of the event loop between them (http/stepped-read.ts, live/sse-session.ts).
+ */
+export const READ_STEP_BYTES = 512 * 1024;
+
 export interface ReadSlice {
   /** Whole messages (array mode) or byte pieces, in order. */
   chunks: Uint8Array[];

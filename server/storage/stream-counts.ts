@@ -1,4 +1,4 @@
-// Stream and bucket counts, maintained rather than recounted (schema.ts, version 5): each
+// Stream and bucket counts, maintained rather than recounted (schema.ts, version 6): each
 // transaction that creates or deletes a stream or bucket adds its changes up in its Batch, and
 // `write` applies them to `buckets.stream_count` and the `meta` totals before COMMIT, once per
 // transaction. What readers are told is exact:

@@ -1,7 +1,8 @@
 // What a write does to a stream inside its transaction: create, append, delete, and the resource
 // changes (attributes, snapshot, floor). Every change lands in the Batch overlay and in SQL
 // together; what it orphans (replaced attributes, a blob nothing refers to, rows below a new
-// floor) is handed to the reclaimer only once the transaction is durable (Batch.onDurable).
+// floor, a deleted stream's rows) is handed to the reclaimer only once the transaction is durable
+// (Batch.onDurable).
 
 import { applyAppend, producerAfter, type AppendEffect } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
@@ -11,6 +12,7 @@ import { isExpired } from "../protocol/lifetime";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import type { AttrsTable } from "./attrs-table";
 import type { Batch } from "./batch";
+import { lineageOf, reach, type Segment } from "./lineage";
 import type { MessageLog } from "./message-log";
 import type { Reclaimer } from "./reclaimer";
 import type { Statements } from "./rows";
@@ -28,6 +30,8 @@ export interface StreamTxDeps {
   forget: (streamId: number) => void;
   /** Streams on damaged pages, which take no writes (stream-damage.ts). */
   damage: StreamDamage;
+  /** The path keys of the streams forked from a stream id (their states may say otherwise). */
+  forkKeys: (streamId: number) => string[];
 }
 
 export class StreamTx {
@@ -62,7 +66,55 @@ export class StreamTx {
   isBoundary(tx: Batch, state: StreamState, offset: number): boolean {
     if (offset === state.tail) return true;
     for (const entry of tx.log.entries) if (entry.streamId === state.id && entry.start === offset) return true;
-    return this.d.log.isMessageStart(state.id, offset);
+    return this.d.log.isMessageStart(this.lineage(tx, state), offset);
+  }
+
+  /** Where the state's bytes are read from, as this transaction sees its sources (lineage.ts). */
+  lineage(tx: Batch, state: StreamState): Segment[] {
+    return lineageOf(state, (key) => tx.get(key), this.d.log.copied);
+  }
+
+  /**
+   * One bounded step of deleting the stream's rows that no reader reaches any longer: below its
+   * floor, unless a fork still reads them (spec §7.2 lets those bytes be kept for the forks and
+   * hidden from the source), and, once it is soft-deleted, above what its forks read.
+   */
+  trimUnreached(tx: Batch, state: StreamState): { freed: number; more: boolean } {
+    const { log } = this.d;
+    const kept = reach(state, (s) => this.forks(tx, s), log.copied);
+    if (!kept) return log.deleteFrom(tx, state.id, 0);
+    const below = log.deleteBelow(tx, state.id, kept.lo);
+    if (below.more || kept.hi === Infinity) return below;
+    const above = log.deleteFrom(tx, state.id, kept.hi);
+    return { freed: below.freed + above.freed, more: above.more };
+  }
+
+  private forks(tx: Batch, state: StreamState): StreamState[] {
+    if (state.forkRefs === 0) return [];
+    const out: StreamState[] = [];
+    for (const key of this.d.forkKeys(state.id)) {
+      const fork = tx.get(key);
+      if (fork && fork.fork?.sourceId === state.id) out.push(fork);
+    }
+    return out;
+  }
+
+  /**
+   * Once this transaction is durable, the stream and each of its sources give back what no reader
+   * reaches: a floor that rose, or a fork deleted, may free rows all the way up its lineage.
+   */
+  private reclaimUp(tx: Batch, state: StreamState, self: boolean): void {
+    const targets: [number, string][] = self ? [[state.id, streamKey(state.bucket, state.name)]] : [];
+    for (let s = state; s.fork; ) {
+      const source = tx.get(s.fork.sourceKey);
+      if (!source || source.id !== s.fork.sourceId) break;
+      targets.push([source.id, s.fork.sourceKey]);
+      s = source;
+    }
+    if (targets.length === 0) return;
+    tx.onDurable.push(() => {
+      for (const [id, key] of targets) this.d.reclaimer().floor(id, key);
+    });
   }
 
   create(tx: Batch, key: string, plan: CreatePlan): StreamState {
@@ -104,9 +156,10 @@ export class StreamTx {
     const rewrite = plan.attrs !== null || fork !== null || plan.messages.length > 0 || plan.close || plan.producer !== null;
     if (plan.attrs !== null) state = { ...state, attrsId: this.d.attrs.insert(state.id, plan.attrs) };
     if (fork && source) {
-      // Copy-on-fork (spec §7.4): the fork owns its inherited bytes, so nothing done to the
-      // source later (appends, retention, deletion) can reach it. Its snapshot blob is shared.
-      const below = this.d.log.copyForFork(tx, state.id, source, fork.retained, fork.offset, fork.subBytes, isJsonType(state.contentType));
+      // Fork by reference (spec §7.4, lineage.ts): the fork reads below its offset through its
+      // source, whose rows are kept while any fork reads them (trimUnreached). Later appends to
+      // the source lie above the fork offset, so they never show in it. Its snapshot blob is shared.
+      const below = this.d.log.startFork(tx, state.id, source, this.lineage(tx, source), fork.offset, fork.subBytes, isJsonType(state.contentType));
       state = { ...state, tail: fork.offset + fork.subBytes, messageCount: below + fork.subMessages };
       if (fork.snapshot) this.d.blobs.reference(fork.snapshot.blobId, 1);
       tx.put({ ...source, forkRefs: source.forkRefs + 1 });
@@ -177,12 +230,12 @@ export class StreamTx {
     tx.onDurable.push(() => this.d.reclaimer().blob(blobId));
   }
 
-  /** Raises the floor; the rows below it are deleted behind it, once this is durable. */
-  setFloor(tx: Batch, key: string, state: StreamState, floor: number): StreamState {
+  /** Raises the floor; the rows below it that no fork reads are deleted behind it, once this is durable. */
+  setFloor(tx: Batch, state: StreamState, floor: number): StreamState {
     const next = { ...state, retained: floor };
     tx.put(next);
     tx.changes.push({ kind: "retained", state: next });
-    tx.onDurable.push(() => this.d.reclaimer().floor(state.id, key));
+    this.reclaimUp(tx, next, true);
     return next;
   }
 
@@ -195,13 +248,15 @@ export class StreamTx {
     return { soft: false };
   }
 
+  /** Its rows stay for its forks to read; those no fork reaches go behind it (trimUnreached). */
   private softDelete(tx: Batch, state: StreamState): void {
-    this.d.log.deleteStream(tx, state.id);
     this.d.st.deleteProducers.run(state.id);
     this.releaseAttrs(tx, state);
     this.releaseSnapshot(tx, state);
-    tx.put({ ...state, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null });
+    const next = { ...state, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null };
+    tx.put(next);
     tx.counts.stream(state.bucket, -1);
+    this.reclaimUp(tx, next, true);
     tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
   }
 
@@ -219,11 +274,15 @@ export class StreamTx {
     this.d.forget(state.id);
     tx.remove(key);
     tx.changes.push({ kind: "gone", id: state.id, key });
+    tx.onDurable.push(() => this.d.reclaimer().drop(state.id));
     if (!state.fork || !source || source.id !== state.fork.sourceId) return;
     const released = { ...source, forkRefs: source.forkRefs - 1 };
     // The last fork of a soft-deleted source takes the source with it, up the chain.
     if (released.softDeleted && released.forkRefs === 0) this.hardDelete(tx, released);
-    else tx.put(released);
+    else {
+      tx.put(released);
+      this.reclaimUp(tx, state, false);
+    }
   }
 
   private releaseAttrs(tx: Batch, state: StreamState): void {

@@ -1,0 +1,88 @@
+// Forks by reference against the compiled binary (spec §7.4): a fork of a 32 MiB stream stores
+// none of its bytes (the data directory does not grow by them), reads through to its source across
+// the fork point, survives kill -9 and the source's deletion byte for byte, and once the last
+// reader is gone the space is given back to later writes.
+import { statSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startUrsa, type UrsaProcess } from "./server-process.ts";
+
+const MIB = 1024 * 1024;
+const at = (n: number) => `0000000000000000_${String(n).padStart(16, "0")}`;
+const dirBytes = (dir: string) => readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+
+/** 32 distinct 1 MiB messages, so a byte read from the wrong place shows. */
+const message = (i: number) => new Uint8Array(MIB).fill(i + 1);
+
+let u: UrsaProcess;
+beforeAll(async () => {
+  u = await startUrsa();
+});
+afterAll(async () => {
+  await u.stop();
+  u.cleanup();
+});
+
+async function bytes(path: string, offset: number, maxBytes?: number): Promise<Uint8Array> {
+  const res = await fetch(`${u.url}${path}?offset=${at(offset)}${maxBytes ? `&max_bytes=${maxBytes}` : ""}`);
+  expect(res.status).toBe(200);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Every byte from `offset` on, following Stream-Next-Offset to the tail. */
+async function readAll(path: string, offset = 0): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    const res = await fetch(`${u.url}${path}?offset=${at(offset)}`);
+    expect(res.status).toBe(200);
+    parts.push(new Uint8Array(await res.arrayBuffer()));
+    offset = Number(res.headers.get("Stream-Next-Offset")!.split("_")[1]);
+    if (res.headers.get("Stream-Up-To-Date") === "true") break;
+  }
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+describe("a fork of a 32 MiB stream", () => {
+  const src = "/e2e-test/fork-ref-src";
+  test("stores none of its source's bytes, reads through across the fork point, and keeps them through kill -9 and the source's delete", async () => {
+    expect((await fetch(`${u.url}${src}`, { method: "PUT", headers: { "Content-Type": "application/octet-stream" } })).status).toBe(201);
+    for (let i = 0; i < 32; i++) {
+      const res = await fetch(`${u.url}${src}`, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: message(i) });
+      expect(res.status).toBe(204);
+    }
+    const before = dirBytes(u.dataDir);
+    const forked = await fetch(`${u.url}/e2e-test/fork-ref-f`, { method: "PUT", headers: { "Stream-Forked-From": src, "Stream-Fork-Offset": at(16 * MIB) } });
+    expect(forked.status).toBe(201);
+    const own = new TextEncoder().encode("own");
+    expect((await fetch(`${u.url}/e2e-test/fork-ref-f`, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: own })).status).toBe(204);
+    // A copy would have added 16 MiB (and its WAL as much again).
+    expect(dirBytes(u.dataDir) - before).toBeLessThan(2 * MIB);
+
+    const across = await bytes("/e2e-test/fork-ref-f", 16 * MIB - 2);
+    expect([...across]).toEqual([16, 16, 0x6f, 0x77, 0x6e]);
+    const expected = new Uint8Array(Buffer.concat([...Array.from({ length: 16 }, (_, i) => message(i)), own]));
+    expect(Buffer.from(await readAll("/e2e-test/fork-ref-f")).equals(Buffer.from(expected))).toBe(true);
+
+    await u.kill();
+    u = await startUrsa({ dataDir: u.dataDir });
+    expect((await fetch(`${u.url}${src}`, { method: "DELETE" })).status).toBe(204);
+    expect((await fetch(`${u.url}${src}`)).status).toBe(410);
+    expect(Buffer.from(await readAll("/e2e-test/fork-ref-f")).equals(Buffer.from(expected))).toBe(true);
+    expect(Buffer.from(await bytes("/e2e-test/fork-ref-f", 3 * MIB + 5, 3)).equals(Buffer.from(message(3).subarray(0, 3)))).toBe(true);
+
+    // The last reader goes: the source's rows go too, and later writes reuse their pages.
+    expect((await fetch(`${u.url}/e2e-test/fork-ref-f`, { method: "DELETE" })).status).toBe(204);
+    expect((await fetch(`${u.url}${src}`, { method: "PUT", headers: { "Content-Type": "application/octet-stream" } })).status).toBe(201);
+    // The database file, once the reclaimer and the checkpoint thread have had their turn: the
+    // WAL grows with any write, freed pages or not.
+    const database = join(u.dataDir, "ursa.sqlite");
+    await new Promise((r) => setTimeout(r, 1500));
+    const freed = statSync(database).size;
+    for (let i = 0; i < 16; i++) {
+      const res = await fetch(`${u.url}${src}`, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: message(i) });
+      expect(res.status).toBe(204);
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(statSync(database).size - freed).toBeLessThan(4 * MIB);
+  }, 120_000);
+});
