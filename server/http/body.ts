@@ -7,6 +7,7 @@
 
 import { fail, ok, type Parsed } from "../protocol/errors";
 import type { BodyHold } from "./body-budget";
+import { H } from "./headers";
 
 const EMPTY = new Uint8Array(0);
 
@@ -26,7 +27,7 @@ export const WHOLE_BODY_BYTES = 64 * 1024;
 
 export async function readBody(req: Request, maxBytes: number, hold: BodyHold): Promise<Parsed<Uint8Array>> {
   const tooLarge = () => fail("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
-  const declared = req.headers.get("content-length");
+  const declared = req.headers.get(H.contentLength);
   if (declared !== null) {
     const length = Number(declared);
     // Bun's parser refuses a malformed Content-Length; this keeps the budget's sums whole anyway.

@@ -46,7 +46,7 @@ export function consoleRoutes(webRoot: string): Hono {
     }
     const h = baseHeaders(rel.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache");
     h.set(H.contentType, Bun.file(path).type);
-    h.set(H.vary, "Accept-Encoding");
+    h.set(H.vary, H.acceptEncoding);
     const accepted = acceptedEncodings(c.req.header(H.acceptEncoding) ?? "");
     let served = path;
     for (const e of ENCODINGS) {

@@ -29,7 +29,7 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
   const early = precheckPublish(deps.store.get(path.key), request.value);
   if (early) return renderError(early);
   const max = deps.limits.maxSnapshotBytes;
-  const declared = req.headers.get("content-length");
+  const declared = req.headers.get(H.contentLength);
   if (declared !== null && Number(declared) > max) return tooLarge(max);
   const hold = deps.bodies.hold();
   if (!hold.take(Math.min(UPLOAD_HOLD_BYTES, deps.bodies.limit))) {
