@@ -48,6 +48,7 @@ describe("HEAD", () => {
       ["/rule/missing", 404, {}],
       ["/rule/src", 410, {}],
       ["/rule/fork/attrs", 200, {}],
+      ["/rule/fork/nope", 404, {}],
       ["/rule/fork/snapshot/zz", 400, {}],
       ["/rule/fork", 412, { "Stream-Incarnation": "not-it" }],
       ["/rule/fork/snapshot/0000000000000000_0000000000000000", 404, {}],

@@ -1,5 +1,4 @@
-// The one place every request passes before it is routed (app.ts), on the stream fast path and
-// through the router alike, in this order:
+// The one place every request passes before it is routed (app.ts, http/router.ts), in this order:
 //   1. Host: a name the server does not answer to is refused (host-check.ts).
 //   2. OPTIONS: the preflight answer (cors.ts).
 //   3. Cross-origin: a browser write from another origin, or a read of the introspection API, is
