@@ -156,11 +156,17 @@ export function dispatcher(table: Routes, unmatched: (req: Request) => Response)
       if (overlaps(rows[j]!, rows[i]!)) throw new Error(`routes ${rows[j]!.pattern} and ${rows[i]!.pattern} take the same requests`);
     }
   }
+  // The rows a path of n segments can match, in order, for each n up to the longest fixed
+  // pattern; longer paths can only match a rest row. An append is tried against a handful of rows.
+  const longest = Math.max(0, ...rows.map((r) => r.fixed + (r.rest ? 1 : 0)));
+  const bySegments = Array.from({ length: longest + 2 }, (_, n) => rows.filter((r) => (r.rest ? r.fixed < n : r.fixed === n)));
   return (req, raw) => {
     const segments = raw.length === 1 ? [] : raw.slice(1).split("/");
+    const candidates = bySegments[Math.min(segments.length, longest + 1)]!;
     const method = req.method;
-    for (const row of rows) {
-      if ((row.methods === null || row.methods.has(method)) && matches(row, segments)) return row.handle(new RouteContext(req, raw, segments, row));
+    for (let i = 0; i < candidates.length; i++) {
+      const row = candidates[i]!;
+      if (matches(row, segments) && (row.methods === null || row.methods.has(method))) return row.handle(new RouteContext(req, raw, segments, row));
     }
     return unmatched(req);
   };
