@@ -1,7 +1,6 @@
-// createApp(deps): the whole HTTP surface as a Hono app, so tests run it in-process with
-// app.request() and main.ts serves the same app from the binary.
+// createApp(deps): the whole HTTP surface, every request through one route table (http/router.ts),
+// so tests run it in-process with app.request() and main.ts serves the same app from the binary.
 
-import { Hono } from "hono";
 import { protocolError } from "./protocol/errors";
 import { bucketRoutes } from "./http/bucket-routes";
 import { consoleRoutes, WEB_ROOT } from "./http/console-routes";
@@ -14,21 +13,25 @@ import { pathStart } from "./http/paths";
 import { surfaceOf } from "./http/security/cors";
 import { Gate } from "./http/security/gate";
 import { DEFAULT_SECURITY } from "./http/security/options";
-import { fastStream, streamRoutes } from "./http/stream-routes";
+import { dispatcher, Routes } from "./http/router";
+import { streamRoutes } from "./http/stream-routes";
 import { StorageFault } from "./storage/write-health";
 
-export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
-  const app = new Hono();
+/** The whole HTTP surface: `fetch` for Bun.serve, `request` for tests (a URL and RequestInit). */
+export interface App {
+  fetch(req: Request): Response | Promise<Response>;
+  request(url: string, init?: RequestInit): Response | Promise<Response>;
+}
+
+export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
   const gate = new Gate(deps.security ?? DEFAULT_SECURITY);
+  const admin = new Routes("/__ursula")
+    .routes(opsRoutes(deps))
+    .routes(introspectionRoutes(deps, gate))
+    .all("/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
+  const routes = new Routes().routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(streamRoutes(deps));
+  const serve = dispatcher(routes, () => renderError(protocolError("NOT_FOUND", "no such route")));
 
-  app.route("/", consoleRoutes(webRoot));
-  app.route("/__ursula", opsRoutes(deps));
-  app.route("/__ursula", introspectionRoutes(deps, gate));
-  app.all("/__ursula/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
-  app.route("/", bucketRoutes(deps));
-  app.route("/", streamRoutes(deps));
-
-  app.notFound(() => renderError(protocolError("NOT_FOUND", "no such route")));
   // A disk that refuses writes (full, read-only, failing) refuses them until it takes them again;
   // it is said in the log once a minute, not with a stack per refused write. Damaged pages are
   // logged where they are found (per stream, or by the integrity check), and answered here.
@@ -57,13 +60,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
       ? renderError(protocolError("STORAGE_FULL", "the server's storage is full; nothing of this request was written"))
       : renderError(protocolError("STORAGE_UNAVAILABLE", "the server's storage refuses writes; nothing of this request was written"));
   };
-  app.onError(failed);
 
-  // Stream requests skip the router: its matching, Context and HonoRequest were ~8% of an
-  // append's profile samples. It still takes every other path, including the two-segment ones
-  // fastStream leaves to it.
-  const routed = app.fetch;
-  const serve = (req: Request, raw: string): Response | Promise<Response> => fastStream(deps, req, raw) ?? routed(req);
   const handle = (req: Request, raw: string): Response | Promise<Response> => {
     // Each request holds a connection, and so a file descriptor, until it is answered: past the
     // cap it is answered at once, and the connection closed, so descriptors never run out.
@@ -75,14 +72,14 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): Hono {
     if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
     const start = pathStart(req.url);
     const surface = surfaceOf(raw);
-    // Host, cross-origin and access checks (security/gate.ts), in front of both paths.
+    // Host, cross-origin and access checks (security/gate.ts), in front of every route.
     const admitted = gate.admit(req, raw, start, surface);
     if (admitted === undefined) return gate.finish(req, surface, serve(req, raw));
     if (admitted instanceof Response) return gate.finish(req, surface, admitted);
     return gate.finish(req, surface, admitted.then((refused) => refused ?? serve(req, raw)));
   };
-  app.fetch = observed(deps, handle, failed);
-  return app;
+  const fetch = observed(deps, handle, failed);
+  return { fetch, request: (url, init) => fetch(new Request(url, init)) };
 }
 
 function internalError(deps: AppDeps, error: unknown): Response {

@@ -22,7 +22,7 @@ export function authorize(p: Principal, access: Access, publicRead: boolean): Pr
 
 /** As a missing bucket or stream answers (bucket-routes.ts, protocol/read.ts). */
 export function concealed(code: "STREAM_NOT_FOUND" | "BUCKET_NOT_FOUND"): ProtocolError {
-  return protocolError(code, code === "STREAM_NOT_FOUND" ? "stream not found" : "bucket not found");
+  return code === "STREAM_NOT_FOUND" ? protocolError(code, "stream not found") : protocolError(code, "bucket not found");
 }
 
 export function missingToken(): ProtocolError {

@@ -67,7 +67,7 @@ function renderAcks(acks: FrameAck[]): string {
       continue;
     }
     const failed: Record<string, unknown> = {
-      status: statusOf(a.error.code),
+      status: statusOf(a.error),
       error_code: a.error.code,
       error: a.error.message,
       stream_next_offset: formatOffset(a.nextOffset),

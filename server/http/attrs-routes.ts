@@ -14,11 +14,10 @@ import type { StreamPath } from "./paths";
 import { parseIncarnationHeader } from "./write-requests";
 
 export function getAttrs(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Response {
-  const method = head ? "HEAD" : "GET";
   const incarnation = parseIncarnationHeader(req.headers);
-  if (!incarnation.ok) return renderError(incarnation.error, { method });
+  if (!incarnation.ok) return renderError(incarnation.error);
   const checked = checkAddressed(deps.store.get(path.key), incarnation.value);
-  if (isProtocolError(checked)) return renderError(checked, { method });
+  if (isProtocolError(checked)) return renderError(checked);
   const h = baseHeaders();
   h.set(H.contentType, "application/json");
   h.set(H.incarnation, checked.incarnation);

@@ -7,6 +7,7 @@
 
 import { fail, ok, type Parsed } from "../protocol/errors";
 import type { BodyHold } from "./body-budget";
+import { H } from "./headers";
 
 const EMPTY = new Uint8Array(0);
 
@@ -14,8 +15,8 @@ const EMPTY = new Uint8Array(0);
  * The client closed the connection or broke the chunked framing before the body was whole: its
  * fault, not ours, and nothing of it is committed.
  */
-const cutShort = () => fail<Uint8Array>("BAD_REQUEST", "the request body ended before it was complete");
-const overBudget = () => fail<Uint8Array>("INGRESS_BODY_BYTES_LIMIT", "the server holds as many request bodies as it may; retry shortly");
+const cutShort = () => fail("BAD_REQUEST", "the request body ended before it was complete");
+const overBudget = () => fail("INGRESS_BODY_BYTES_LIMIT", "the server holds as many request bodies as it may; retry shortly");
 
 /**
  * Declared bodies up to this size are read whole with arrayBuffer(), the fast path every small
@@ -25,8 +26,8 @@ const overBudget = () => fail<Uint8Array>("INGRESS_BODY_BYTES_LIMIT", "the serve
 export const WHOLE_BODY_BYTES = 64 * 1024;
 
 export async function readBody(req: Request, maxBytes: number, hold: BodyHold): Promise<Parsed<Uint8Array>> {
-  const tooLarge = () => fail<Uint8Array>("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
-  const declared = req.headers.get("content-length");
+  const tooLarge = () => fail("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
+  const declared = req.headers.get(H.contentLength);
   if (declared !== null) {
     const length = Number(declared);
     // Bun's parser refuses a malformed Content-Length; this keeps the budget's sums whole anyway.

@@ -19,19 +19,18 @@ import { streamOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
 export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Response {
-  const method = head ? "HEAD" : "GET";
   const q = new URL(req.url).searchParams;
   if (q.has("live")) {
-    return renderError(protocolError("INVALID_QUERY", "bootstrap answers once; follow it with reads (live ones too) from its Stream-Next-Offset"), { method });
+    return renderError(protocolError("INVALID_QUERY", "bootstrap answers once; follow it with reads (live ones too) from its Stream-Next-Offset"));
   }
   const consistency = q.get("consistency");
   if (consistency !== null && consistency !== "leader" && consistency !== "local") {
-    return renderError(protocolError("INVALID_QUERY", "consistency must be leader or local"), { method });
+    return renderError(protocolError("INVALID_QUERY", "consistency must be leader or local"));
   }
   const incarnation = parseIncarnationHeader(req.headers);
-  if (!incarnation.ok) return renderError(incarnation.error, { method });
+  if (!incarnation.ok) return renderError(incarnation.error);
   const checked = checkAddressed(deps.store.get(path.key), incarnation.value);
-  if (isProtocolError(checked)) return renderError(checked, { method });
+  if (isProtocolError(checked)) return renderError(checked);
   const state = checked;
   const slice = deps.store.readRange(state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
   const end = bootstrapEnd(state, slice.end);

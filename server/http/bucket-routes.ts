@@ -1,17 +1,17 @@
 // Buckets (spec §2.1–§2.4): created implicitly by a stream PUT or explicitly by PUT /{bucket}.
 
-import { Hono } from "hono";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { parseBucketId } from "./paths";
 import { empty, json } from "./respond";
+import { Routes } from "./router";
 import { streamPage } from "./stream-page";
 
 const BUCKET_METHODS = "GET, HEAD, PUT, DELETE, OPTIONS";
 
-export function bucketRoutes(deps: AppDeps): Hono {
-  const app = new Hono();
+export function bucketRoutes(deps: AppDeps): Routes {
+  const app = new Routes();
 
   app.get("/:bucket/streams", (c) => {
     const result = streamPage(deps, c.req.param("bucket"), new URL(c.req.url), 1000);

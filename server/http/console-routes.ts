@@ -3,10 +3,10 @@
 // The build writes a .br and a .gz beside each larger file (web/vite.config.ts); one of them is
 // served when the browser accepts it.
 
-import { Hono } from "hono";
 import { join, normalize } from "node:path";
 import { baseHeaders, H } from "./headers";
 import { empty } from "./respond";
+import { Routes } from "./router";
 
 export const WEB_ROOT = import.meta.dir.startsWith("/$bunfs/") ? join(import.meta.dir, "dist") : join(import.meta.dir, "..", "..", "web", "dist");
 
@@ -23,8 +23,8 @@ const ENCODINGS = [
   { name: "gzip", suffix: ".gz" },
 ] as const;
 
-export function consoleRoutes(webRoot: string): Hono {
-  const app = new Hono();
+export function consoleRoutes(webRoot: string): Routes {
+  const app = new Routes();
   // Which precompressed files exist, learned once per file the console has (a bounded set).
   const precompressed = new Map<string, boolean>();
   const hasFile = async (path: string) => {
@@ -33,11 +33,11 @@ export function consoleRoutes(webRoot: string): Hono {
     return known;
   };
 
-  app.get("/", (c) => c.redirect("/ui/", 302));
-  app.get("/ui", (c) => c.redirect("/ui/", 301));
+  app.get("/", () => redirect(302));
+  app.get("/ui", () => redirect(301));
   app.get("/ui/*", async (c) => {
     // normalize() on an absolute path cannot climb above "/", so no request escapes webRoot.
-    const rel = normalize(c.req.path.slice("/ui".length));
+    const rel = normalize(decodedPath(c.path).slice("/ui".length));
     let path = join(webRoot, rel);
     if (rel.endsWith("/") || !(await Bun.file(path).exists())) {
       if (rel.startsWith("/assets/")) return consoleHeaders(empty(404));
@@ -46,8 +46,8 @@ export function consoleRoutes(webRoot: string): Hono {
     }
     const h = baseHeaders(rel.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache");
     h.set(H.contentType, Bun.file(path).type);
-    h.set(H.vary, "Accept-Encoding");
-    const accepted = acceptedEncodings(c.req.header(H.acceptEncoding) ?? "");
+    h.set(H.vary, H.acceptEncoding);
+    const accepted = acceptedEncodings(c.raw.headers.get(H.acceptEncoding) ?? "");
     let served = path;
     for (const e of ENCODINGS) {
       if (accepted.has(e.name) && (await hasFile(path + e.suffix))) {
@@ -59,6 +59,17 @@ export function consoleRoutes(webRoot: string): Hono {
     return consoleHeaders(new Response(Bun.file(served), { headers: h }));
   });
   return app;
+}
+
+const redirect = (status: 301 | 302) => new Response(null, { status, headers: { [H.location]: "/ui/" } });
+
+/** The path with its escapes decoded, or as sent where one is malformed. */
+function decodedPath(raw: string): string {
+  try {
+    return decodeURI(raw);
+  } catch {
+    return raw;
+  }
 }
 
 function consoleHeaders(response: Response): Response {

@@ -5,8 +5,8 @@ import type { ErrorCode, ProtocolError } from "../protocol/errors";
 import { formatOffset } from "../protocol/offsets";
 import { baseHeaders, H } from "./headers";
 
-export function statusOf(code: ErrorCode): number {
-  switch (code) {
+export function statusOf(error: ProtocolError): number {
+  switch (error.code) {
     case "BAD_REQUEST":
     case "INVALID_BUCKET_ID":
     case "INVALID_STREAM_ID":
@@ -47,7 +47,10 @@ export function statusOf(code: ErrorCode): number {
     case "PRODUCER_SEQ_CONFLICT":
     case "SNAPSHOT_CONFLICT":
       return 409;
+    // A create meets a soft-deleted path, as its own or as its fork source, as a conflict; every
+    // other use of it finds it gone (spec §7.4).
     case "STREAM_SOFT_DELETED":
+      return error.context.onCreate ? 409 : 410;
     case "STREAM_GONE":
       return 410;
     case "STREAM_INCARNATION_MISMATCH":
@@ -86,10 +89,8 @@ export function errorCodeOf(response: Response): ErrorCode | undefined {
   return codes.get(response);
 }
 
-/** A soft-deleted path answers 409 to a PUT and 410 to everything else (spec §7.4). */
-export function renderError(error: ProtocolError, options: { method?: string } = {}): Response {
-  let status = statusOf(error.code);
-  if (error.code === "STREAM_SOFT_DELETED" && options.method === "PUT") status = 409;
+export function renderError(error: ProtocolError): Response {
+  const status = statusOf(error);
   const h = baseHeaders();
   const c = error.context;
   if (c.nextOffset !== undefined) h.set(H.nextOffset, formatOffset(c.nextOffset));
@@ -108,12 +109,26 @@ export function renderError(error: ProtocolError, options: { method?: string } =
     h.set(H.retryAfter, "1");
     h.set(H.connection, "close");
   }
-  let response: Response;
-  if (options.method === "HEAD") response = new Response(null, { status, headers: h });
-  else {
-    h.set(H.contentType, "application/json");
-    response = new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
-  }
+  h.set(H.contentType, "application/json");
+  const response = new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
   codes.set(response, error.code);
   return response;
+}
+
+/**
+ * A HEAD is answered as its GET would be, without the body (RFC 9110 §9.3.2): decided here, for
+ * every response (observe.ts), so that no handler has to remember it. An error's JSON body goes
+ * with its Content-Type; any other response keeps its headers (CORS's among them, set after the
+ * handler). An error is known by its code, without asking the response for its body, which
+ * builds a stream (~3 µs).
+ */
+export function answerTo(method: string, response: Response): Response {
+  if (method !== "HEAD") return response;
+  const code = codes.get(response);
+  if (code === undefined) return response.body === null ? response : new Response(null, response);
+  const h = response.headers;
+  h.delete(H.contentType);
+  const bodiless = new Response(null, { status: response.status, headers: h });
+  codes.set(bodiless, code);
+  return bodiless;
 }

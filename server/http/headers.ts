@@ -1,124 +1,105 @@
 // Header names and the headers every response carries (spec §2.0). This layer is the only one
 // that knows header names.
 
-export const H = {
-  contentType: "Content-Type",
-  cacheControl: "Cache-Control",
-  location: "Location",
-  etag: "ETag",
-  ifNoneMatch: "If-None-Match",
-  lastEventId: "Last-Event-ID",
-  allow: "Allow",
-  retryAfter: "Retry-After",
-  connection: "Connection",
-  nextOffset: "Stream-Next-Offset",
-  upToDate: "Stream-Up-To-Date",
-  closed: "Stream-Closed",
-  cursor: "Stream-Cursor",
-  incarnation: "Stream-Incarnation",
-  seq: "Stream-Seq",
-  lastSeq: "Stream-Last-Seq",
-  ttl: "Stream-TTL",
-  expiresAt: "Stream-Expires-At",
-  attrs: "Stream-Attrs",
-  earliestOffset: "Stream-Earliest-Offset",
-  retainedOffset: "Stream-Retained-Offset",
-  snapshotOffset: "Stream-Snapshot-Offset",
-  snapshotDigest: "Stream-Snapshot-Digest",
-  snapshotMatch: "Stream-Snapshot-Match",
-  recordMatch: "Stream-Record-Match",
-  prefer: "Prefer",
-  forkedFrom: "Stream-Forked-From",
-  forkOffset: "Stream-Fork-Offset",
-  forkSubOffset: "Stream-Fork-Sub-Offset",
-  producerId: "Producer-Id",
-  producerEpoch: "Producer-Epoch",
-  producerSeq: "Producer-Seq",
-  expectedSeq: "Producer-Expected-Seq",
-  receivedSeq: "Producer-Received-Seq",
-  sseDataContentType: "Stream-Data-Content-Type",
-  sseDataEncoding: "Stream-SSE-Data-Encoding",
-  wwwAuthenticate: "WWW-Authenticate",
-  authorization: "Authorization",
-  origin: "Origin",
-  secFetchSite: "Sec-Fetch-Site",
-  vary: "Vary",
-  acceptEncoding: "Accept-Encoding",
-  contentEncoding: "Content-Encoding",
-  contentSecurityPolicy: "Content-Security-Policy",
-  frameOptions: "X-Frame-Options",
-  referrerPolicy: "Referrer-Policy",
-  openerPolicy: "Cross-Origin-Opener-Policy",
-  resourcePolicy: "Cross-Origin-Resource-Policy",
-  allowOrigin: "Access-Control-Allow-Origin",
-  allowMethods: "Access-Control-Allow-Methods",
-  allowHeaders: "Access-Control-Allow-Headers",
-  exposeHeaders: "Access-Control-Expose-Headers",
-  maxAge: "Access-Control-Max-Age",
-  requestMethod: "Access-Control-Request-Method",
-  requestHeaders: "Access-Control-Request-Headers",
-} as const;
+/**
+ * Where a header name is spelled: every name, once, with the lists it belongs to.
+ * `exposed`: a response header cross-origin scripts may read (Access-Control-Expose-Headers).
+ * `request`: a request header the protocol reads, so a preflight may grant it (spec §2.19):
+ * `read` for conditional and resumed reads and a token, `write` for the rest.
+ */
+interface HeaderSpec {
+  name: string;
+  exposed?: true;
+  request?: "read" | "write";
+}
 
-const EXPOSED = [
-  "Content-Type",
-  "ETag",
-  "Location",
-  "Retry-After",
-  "Stream-Next-Offset",
-  "Stream-Up-To-Date",
-  "Stream-Closed",
-  "Stream-Cursor",
-  "Stream-Incarnation",
-  "Stream-Last-Seq",
-  "Stream-TTL",
-  "Stream-Expires-At",
-  "Stream-Earliest-Offset",
-  "Stream-Retained-Offset",
-  "Stream-Snapshot-Offset",
-  "Stream-Snapshot-Digest",
-  "Stream-Data-Content-Type",
-  "Stream-SSE-Data-Encoding",
-  "Producer-Epoch",
-  "Producer-Seq",
-  "Producer-Expected-Seq",
-  "Producer-Received-Seq",
-  "WWW-Authenticate",
-].join(", ");
+const HEADERS = {
+  contentType: { name: "Content-Type", exposed: true, request: "write" },
+  contentLength: { name: "Content-Length" },
+  cacheControl: { name: "Cache-Control" },
+  location: { name: "Location", exposed: true },
+  etag: { name: "ETag", exposed: true },
+  ifNoneMatch: { name: "If-None-Match", request: "read" },
+  lastEventId: { name: "Last-Event-ID", request: "read" },
+  allow: { name: "Allow" },
+  retryAfter: { name: "Retry-After", exposed: true },
+  connection: { name: "Connection" },
+  nextOffset: { name: "Stream-Next-Offset", exposed: true },
+  upToDate: { name: "Stream-Up-To-Date", exposed: true },
+  closed: { name: "Stream-Closed", exposed: true, request: "write" },
+  cursor: { name: "Stream-Cursor", exposed: true },
+  incarnation: { name: "Stream-Incarnation", exposed: true, request: "read" },
+  seq: { name: "Stream-Seq", request: "write" },
+  lastSeq: { name: "Stream-Last-Seq", exposed: true },
+  ttl: { name: "Stream-TTL", exposed: true, request: "write" },
+  expiresAt: { name: "Stream-Expires-At", exposed: true, request: "write" },
+  attrs: { name: "Stream-Attrs", request: "write" },
+  earliestOffset: { name: "Stream-Earliest-Offset", exposed: true },
+  retainedOffset: { name: "Stream-Retained-Offset", exposed: true },
+  snapshotOffset: { name: "Stream-Snapshot-Offset", exposed: true },
+  snapshotDigest: { name: "Stream-Snapshot-Digest", exposed: true },
+  snapshotMatch: { name: "Stream-Snapshot-Match", request: "write" },
+  recordMatch: { name: "Stream-Record-Match", request: "write" },
+  prefer: { name: "Prefer", request: "write" },
+  forkedFrom: { name: "Stream-Forked-From", request: "write" },
+  forkOffset: { name: "Stream-Fork-Offset", request: "write" },
+  forkSubOffset: { name: "Stream-Fork-Sub-Offset", request: "write" },
+  producerId: { name: "Producer-Id", request: "write" },
+  producerEpoch: { name: "Producer-Epoch", exposed: true, request: "write" },
+  producerSeq: { name: "Producer-Seq", exposed: true, request: "write" },
+  expectedSeq: { name: "Producer-Expected-Seq", exposed: true },
+  receivedSeq: { name: "Producer-Received-Seq", exposed: true },
+  sseDataContentType: { name: "Stream-Data-Content-Type", exposed: true },
+  sseDataEncoding: { name: "Stream-SSE-Data-Encoding", exposed: true },
+  wwwAuthenticate: { name: "WWW-Authenticate", exposed: true },
+  authorization: { name: "Authorization", request: "read" },
+  origin: { name: "Origin" },
+  secFetchSite: { name: "Sec-Fetch-Site" },
+  vary: { name: "Vary" },
+  acceptEncoding: { name: "Accept-Encoding" },
+  contentEncoding: { name: "Content-Encoding" },
+  contentTypeOptions: { name: "X-Content-Type-Options" },
+  contentSecurityPolicy: { name: "Content-Security-Policy" },
+  frameOptions: { name: "X-Frame-Options" },
+  referrerPolicy: { name: "Referrer-Policy" },
+  openerPolicy: { name: "Cross-Origin-Opener-Policy" },
+  resourcePolicy: { name: "Cross-Origin-Resource-Policy" },
+  allowOrigin: { name: "Access-Control-Allow-Origin" },
+  allowMethods: { name: "Access-Control-Allow-Methods" },
+  allowHeaders: { name: "Access-Control-Allow-Headers" },
+  exposeHeaders: { name: "Access-Control-Expose-Headers" },
+  maxAge: { name: "Access-Control-Max-Age" },
+  requestMethod: { name: "Access-Control-Request-Method" },
+  requestHeaders: { name: "Access-Control-Request-Headers" },
+} as const satisfies Record<string, HeaderSpec>;
 
-/** Request headers a cross-origin read may carry (spec §2.19): conditional and resumed reads, and a token. */
-export const READ_REQUEST_HEADERS: readonly string[] = ["authorization", "if-none-match", "last-event-id", "stream-incarnation"];
+type Table = typeof HEADERS;
 
-/** Every request header the protocol reads, writes included (spec §2.19). */
-export const WRITE_REQUEST_HEADERS: readonly string[] = [
-  ...READ_REQUEST_HEADERS,
-  "content-type",
-  "prefer",
-  "stream-seq",
-  "stream-ttl",
-  "stream-expires-at",
-  "stream-closed",
-  "stream-attrs",
-  "stream-record-match",
-  "stream-snapshot-match",
-  "producer-id",
-  "producer-epoch",
-  "producer-seq",
-  "stream-forked-from",
-  "stream-fork-offset",
-  "stream-fork-sub-offset",
-];
+/** Header names by role: `H.nextOffset` is "Stream-Next-Offset". */
+export const H = Object.fromEntries(Object.entries(HEADERS).map(([key, spec]) => [key, spec.name])) as { readonly [K in keyof Table]: Table[K]["name"] };
 
-const DEFAULTS = new Headers({
-  "X-Content-Type-Options": "nosniff",
-  "Cross-Origin-Resource-Policy": "cross-origin",
-  "Cache-Control": "no-store",
-  "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers": EXPOSED,
+const specs: readonly HeaderSpec[] = Object.values(HEADERS);
+
+/** Response headers cross-origin scripts may read. */
+export const EXPOSED_HEADERS: readonly string[] = specs.filter((s) => s.exposed).map((s) => s.name);
+
+/** Request headers a cross-origin read may carry (spec §2.19), lower-cased as preflights send them. */
+export const READ_REQUEST_HEADERS: readonly string[] = specs.filter((s) => s.request === "read").map((s) => s.name.toLowerCase());
+
+/** Every request header the protocol reads, writes included (spec §2.19), lower-cased. */
+export const WRITE_REQUEST_HEADERS: readonly string[] = specs.filter((s) => s.request !== undefined).map((s) => s.name.toLowerCase());
+
+const DEFAULTS = new Headers([
+  [H.contentTypeOptions, "nosniff"],
+  [H.resourcePolicy, "cross-origin"],
+  [H.cacheControl, "no-store"],
+  [H.allowOrigin, "*"],
+  [H.exposeHeaders, EXPOSED_HEADERS.join(", ")],
   // Stream bytes are the client's: an HTML or SVG stream opened in a browser must not run as a
   // page of the console's origin. A sandboxed document gets an opaque origin and runs no script;
   // fetch and EventSource ignore the header (spec §8.2 "treat stream data as untrusted").
-  "Content-Security-Policy": "sandbox",
-});
+  [H.contentSecurityPolicy, "sandbox"],
+]);
 
 /**
  * A fresh header set with the defaults every response carries, errors and 304s included. Copying

@@ -4,7 +4,6 @@
 // table; fork families; where messages start and when they were appended; message search.
 // Read-only, and every answer is bounded by the page it returns (storage/introspection.ts).
 
-import { Hono } from "hono";
 import { isProtocolError, protocolError, type ProtocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
@@ -23,9 +22,10 @@ import type { Gate } from "./security/gate";
 import type { ListQuery, Page } from "../storage/store";
 import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
 import { json } from "./respond";
+import { Routes } from "./router";
 
-export function introspectionRoutes(deps: AppDeps, gate: Gate): Hono {
-  const app = new Hono();
+export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
+  const app = new Routes();
 
   app.get("/api/whoami", (c) => {
     const p = gate.principal(c.req.raw);

@@ -1,11 +1,12 @@
-// Every response, counted and (when its level is on) logged. At the default level nothing is
+// Every response, fitted to its request's method (error-map.ts answerTo), counted and (when its
+// level is on) logged. At the default level nothing is
 // logged for a request that succeeds or that the client got wrong (4xx): one line per request at
 // 20k appends/s would bury everything else. --log-level debug logs each request; 5xx responses are
 // logged at warn, at most one line per error code every ten seconds, with a count of the rest.
 
 import { ROUTE_FAMILIES, type RouteFamily } from "../ops/server-metrics";
 import type { AppDeps } from "./deps";
-import { errorCodeOf } from "./error-map";
+import { answerTo, errorCodeOf } from "./error-map";
 import { rawPathname } from "./paths";
 
 const FAMILY = Object.fromEntries(ROUTE_FAMILIES.map((f, i) => [f, i])) as Record<RouteFamily, number>;
@@ -91,6 +92,7 @@ export function observed(deps: AppDeps, handle: (req: Request, raw: string) => R
   };
 
   const done = (req: Request, raw: string, res: Response, startedAt: number, client: string | undefined): Response => {
+    res = answerTo(req.method, res);
     if (metrics) {
       metrics.request(routeFamily(req.method, raw), req.method, res.status);
       if (res.status >= 400) {

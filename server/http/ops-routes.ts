@@ -1,12 +1,12 @@
 // Liveness, readiness and metrics for operators and their tools, under /__ursula/ where no bucket
 // can be (spec §8.3: top-level names such as /metrics are valid bucket IDs).
 
-import { Hono } from "hono";
 import { EXPOSITION_CONTENT_TYPE } from "../ops/metrics";
 import type { WriteState } from "../storage/write-health";
 import type { AppDeps } from "./deps";
 import { baseHeaders, H } from "./headers";
 import { json } from "./respond";
+import { Routes } from "./router";
 
 const REASONS: Record<Exclude<WriteState, "ok">, string> = {
   full: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work",
@@ -23,8 +23,8 @@ export function unreadyReason(deps: AppDeps): string | null {
   return state === "ok" ? null : REASONS[state];
 }
 
-export function opsRoutes(deps: AppDeps): Hono {
-  const app = new Hono();
+export function opsRoutes(deps: AppDeps): Routes {
+  const app = new Routes();
 
   app.get("/health", () => json({ status: "ok" }));
 

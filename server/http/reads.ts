@@ -162,9 +162,9 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, 
 
 export function headStream(deps: AppDeps, req: Request, path: StreamPath): Response {
   const incarnation = parseIncarnationHeader(req.headers);
-  if (!incarnation.ok) return renderError(incarnation.error, { method: "HEAD" });
+  if (!incarnation.ok) return renderError(incarnation.error);
   const checked = checkAddressed(deps.store.get(path.key), incarnation.value);
-  if (isProtocolError(checked)) return renderError(checked, { method: "HEAD" });
+  if (isProtocolError(checked)) return renderError(checked);
   const s = checked;
   const h = baseHeaders();
   h.set(H.contentType, s.contentType);

@@ -29,7 +29,7 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
   const early = precheckPublish(deps.store.get(path.key), request.value);
   if (early) return renderError(early);
   const max = deps.limits.maxSnapshotBytes;
-  const declared = req.headers.get("content-length");
+  const declared = req.headers.get(H.contentLength);
   if (declared !== null && Number(declared) > max) return tooLarge(max);
   const hold = deps.bodies.hold();
   if (!hold.take(Math.min(UPLOAD_HOLD_BYTES, deps.bodies.limit))) {
@@ -125,11 +125,10 @@ function replayHeaders(h: Headers, state: StreamState, snapshot: SnapshotMeta): 
 }
 
 export function latestSnapshot(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Response {
-  const method = head ? "HEAD" : "GET";
   const incarnation = parseIncarnationHeader(req.headers);
-  if (!incarnation.ok) return renderError(incarnation.error, { method });
+  if (!incarnation.ok) return renderError(incarnation.error);
   const found = decideSnapshotRead(deps.store.get(path.key), null, incarnation.value);
-  if (found.kind === "error") return renderError(found, { method });
+  if (found.kind === "error") return renderError(found);
   if (!head) deps.store.renewTtl(path.key);
   const h = snapshotHeaders(found.state, found.snapshot);
   replayHeaders(h, found.state, found.snapshot);
@@ -139,13 +138,12 @@ export function latestSnapshot(deps: AppDeps, req: Request, path: StreamPath, he
 }
 
 export function readSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg: string, head: boolean): Response {
-  const method = head ? "HEAD" : "GET";
   const offset = parseOffsetSegment(arg);
-  if (!offset.ok) return renderError(offset.error, { method });
+  if (!offset.ok) return renderError(offset.error);
   const incarnation = parseIncarnationHeader(req.headers);
-  if (!incarnation.ok) return renderError(incarnation.error, { method });
+  if (!incarnation.ok) return renderError(incarnation.error);
   const found = decideSnapshotRead(deps.store.get(path.key), offset.value, incarnation.value);
-  if (found.kind === "error") return renderError(found, { method });
+  if (found.kind === "error") return renderError(found);
   const { state, snapshot } = found;
   const h = snapshotHeaders(state, snapshot);
   replayHeaders(h, state, snapshot);

@@ -3,17 +3,16 @@
 // (`/attrs`, `/snapshot[/{offset}]`, `/retention[/{offset}]`, `/bootstrap`, `/append-batch`,
 // spec §1.1) exist only on the bucketed surface, and take the same single entry.
 
-import { Hono } from "hono";
 import { protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
-import { DEFAULT_BUCKET, parseStreamPath, rawPathname, V1_PREFIX, type StreamPath } from "./paths";
+import { DEFAULT_BUCKET, parseStreamPath, V1_PREFIX, type StreamPath } from "./paths";
 import { headStream, readStream } from "./reads";
+import { Routes, type RouteContext } from "./router";
 import { subResource, SUB_RESOURCES } from "./sub-resources";
 import { appendToStream, createStream, deleteStream } from "./writes";
 
 const STREAM_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
-const V1_ROOT = V1_PREFIX.slice(0, -1);
 
 function dispatch(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> | Response {
   switch (req.method) {
@@ -34,84 +33,55 @@ function dispatch(deps: AppDeps, req: Request, path: StreamPath): Promise<Respon
   }
 }
 
-export function streamRoutes(deps: AppDeps): Hono {
-  const app = new Hono();
-
-  app.all("/:bucket/:stream", (c) => bucketedStream(deps, c.req.raw, rawPathname(c.req.url)));
-
-  return app;
-}
-
-/** A stream request on either surface, before the router: every append and read comes this way. */
-export function fastStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response | undefined {
+export function streamRoutes(deps: AppDeps): Routes {
+  const routes = new Routes();
   // `/v1/stream` itself names the empty stream ID, which parseStreamPath refuses.
-  if (raw.startsWith(V1_PREFIX) || raw === V1_ROOT) return v1Stream(deps, req, raw.slice(V1_PREFIX.length));
-  if (isBucketedStreamPath(raw)) return bucketedStream(deps, req, raw);
-  return bucketedSubResource(deps, req, raw);
+  routes.all(V1_PREFIX.slice(0, -1), (c) => v1Stream(deps, c.raw, ""));
+  routes.all(`${V1_PREFIX}*`, (c) => v1Stream(deps, c.raw, c.rest));
+  routes.all("/:bucket/:stream", (c) => {
+    const slash = c.path.indexOf("/", 1);
+    return withPath(c.path.slice(1, slash), c.path.slice(slash + 1), (path) => dispatch(deps, c.raw, path));
+  });
+  for (const [name, spec] of SUB_RESOURCES) {
+    routes.all(`/:bucket/:stream/${name}`, (c) => bucketedSubResource(deps, c, name));
+    if (spec.takesArgument) routes.all(`/:bucket/:stream/${name}/:arg`, (c) => bucketedSubResource(deps, c, name));
+  }
+  return routes;
 }
 
-/**
- * `/{bucket}/{stream}/{sub}` or `/{bucket}/{stream}/{sub}/{arg}` for a known sub-resource, or
- * undefined for any other path (the router answers those, e.g. 404).
- */
-function bucketedSubResource(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response | undefined {
-  const segments = raw.slice(1).split("/");
-  if (segments.length < 3 || segments.length > 4 || segments.some((s) => s.length === 0)) return undefined;
-  const [rawBucket, rawName, sub, rawArg] = segments as [string, string, string, string | undefined];
-  if (rawBucket === "ui" || rawBucket === "v1" || rawBucket.startsWith("__")) return undefined;
-  const spec = SUB_RESOURCES.get(sub);
-  if (spec === undefined || (rawArg !== undefined && !spec.takesArgument)) return undefined;
-  let bucket: string;
-  let name: string;
-  let arg: string | null;
-  try {
-    bucket = decodeSegment(rawBucket);
-    name = decodeSegment(rawName);
-    arg = rawArg === undefined ? null : decodeSegment(rawArg);
-  } catch {
-    return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
-  }
-  const path = parseStreamPath(bucket, name);
-  return path.ok ? subResource(deps, req, path.value, sub, arg) : renderError(path.error);
+/** `/{bucket}/{stream}/{sub}` or `/{bucket}/{stream}/{sub}/{arg}`, its segments still encoded. */
+function bucketedSubResource(deps: AppDeps, c: RouteContext, sub: string): Promise<Response> | Response {
+  const [rawBucket, rawName, , rawArg] = c.path.slice(1).split("/") as [string, string, string, string | undefined];
+  const arg = rawArg === undefined ? null : decodeSegment(rawArg);
+  if (arg === undefined) return badEscape();
+  return withPath(rawBucket, rawName, (path) => subResource(deps, c.raw, path, sub, arg));
 }
 
 function v1Stream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
   // The DS subscription prefix is reserved and not implemented (spec §2.23).
   if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
-  return decodedStream(deps, req, DEFAULT_BUCKET, raw);
+  return withPath(DEFAULT_BUCKET, raw, (path) => dispatch(deps, req, path));
 }
 
 /**
- * Whether a raw path is `/{bucket}/{stream}` and nothing else could claim it (the console, the
- * admin API, a bucket listing, the v1 surface), so it may skip the router.
+ * Path segments are decoded here, once, and then validated (spec §1.1): a malformed escape such
+ * as %ZZ is refused, not passed on as sent. undefined: malformed.
  */
-export function isBucketedStreamPath(raw: string): boolean {
-  const slash = raw.indexOf("/", 1);
-  if (slash <= 1 || slash === raw.length - 1 || raw.indexOf("/", slash + 1) >= 0) return false;
-  const first = raw.slice(1, slash);
-  return first !== "ui" && first !== "v1" && !first.startsWith("__") && raw.slice(slash + 1) !== "streams";
-}
-
-function bucketedStream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
-  const slash = raw.indexOf("/", 1);
-  return decodedStream(deps, req, raw.slice(1, slash), raw.slice(slash + 1));
-}
-
-const decodeSegment = (raw: string) => (raw.includes("%") ? decodeURIComponent(raw) : raw);
-
-/**
- * Decodes the raw path segments ourselves: Hono leaves malformed escapes such as %ZZ as they are,
- * and spec §1.1 wants each segment decoded once and then validated.
- */
-function decodedStream(deps: AppDeps, req: Request, rawBucket: string, rawName: string): Promise<Response> | Response {
-  let bucket: string;
-  let name: string;
+function decodeSegment(raw: string): string | undefined {
+  if (!raw.includes("%")) return raw;
   try {
-    bucket = decodeSegment(rawBucket);
-    name = decodeSegment(rawName);
+    return decodeURIComponent(raw);
   } catch {
-    return renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
+    return undefined;
   }
+}
+
+const badEscape = () => renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
+
+function withPath(rawBucket: string, rawName: string, then: (path: StreamPath) => Promise<Response> | Response): Promise<Response> | Response {
+  const bucket = decodeSegment(rawBucket);
+  const name = decodeSegment(rawName);
+  if (bucket === undefined || name === undefined) return badEscape();
   const path = parseStreamPath(bucket, name);
-  return path.ok ? dispatch(deps, req, path.value) : renderError(path.error);
+  return path.ok ? then(path.value) : renderError(path.error);
 }

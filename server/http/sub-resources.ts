@@ -60,7 +60,5 @@ export function subResource(deps: AppDeps, req: Request, path: StreamPath, name:
   const methods = Object.keys(handlers);
   if (methods.includes("GET")) methods.splice(methods.indexOf("GET") + 1, 0, "HEAD");
   const allow = [...methods, "OPTIONS"].join(", ");
-  return renderError(protocolError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on …/${name}${arg === null ? "" : "/{offset}"}`, { allow }), {
-    method: req.method,
-  });
+  return renderError(protocolError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on …/${name}${arg === null ? "" : "/{offset}"}`, { allow }));
 }

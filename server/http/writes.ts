@@ -38,9 +38,9 @@ export async function appendToStream(deps: AppDeps, req: Request, path: StreamPa
 
 async function create(deps: AppDeps, req: Request, path: StreamPath, hold: BodyHold): Promise<Response> {
   const parsed = await parseCreate(req, path, deps.limits.maxBodyBytes, hold);
-  if (!parsed.ok) return renderError(parsed.error, { method: "PUT" });
+  if (!parsed.ok) return renderError(parsed.error);
   const outcome = await deps.store.create(path.key, parsed.value);
-  if (isProtocolError(outcome)) return renderError(outcome, { method: "PUT" });
+  if (isProtocolError(outcome)) return renderError(outcome);
   const s = outcome.state;
   const h = baseHeaders();
   h.set(H.contentType, s.contentType);

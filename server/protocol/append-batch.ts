@@ -40,7 +40,7 @@ export function frameMessages(frames: Uint8Array[], contentType: string): Parsed
   const out: Uint8Array[][] = [];
   for (let i = 0; i < frames.length; i++) {
     const parsed = jsonMessages(frames[i]!, false);
-    if (!parsed.ok) return fail(parsed.error.code, `frame ${i}: ${parsed.error.message}`);
+    if (!parsed.ok) return { ok: false, error: { ...parsed.error, message: `frame ${i}: ${parsed.error.message}` } };
     out.push(parsed.value);
   }
   return ok(out);

@@ -41,17 +41,19 @@ export type AppendDecision =
 
 export function decideAppend(state: StreamState | undefined, req: AppendRequest, clock: ProducerClock): AppendDecision {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
-  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data");
+  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data", { onCreate: false });
 
   const mismatch = incarnationMismatch(state, req.incarnation);
   if (mismatch) return mismatch;
-  const decision = decideOnStream(state, req, clock);
-  // A 403 or 409 is about this incarnation; its token lets a client tell (spec §5.4 [REC]).
-  return decision.kind === "error" ? { ...decision, context: { ...decision.context, incarnation: state.incarnation } } : decision;
+  return decideOnStream(state, req, clock);
 }
 
-/** Spec §5.1 Phase B from step 3 on, for a stream that exists and is the incarnation asked for. */
+/**
+ * Spec §5.1 Phase B from step 3 on, for a stream that exists and is the incarnation asked for.
+ * Each refusal is about this incarnation and names it, so a client can tell (spec §5.4 [REC]).
+ */
 function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerClock): AppendDecision {
+  const incarnation = state.incarnation;
   let evicts: string | null = null;
   let restartsForgotten = false;
   // Producer deduplication precedes every conflict check [SEED], so a retry of the write that
@@ -63,15 +65,17 @@ function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerC
       case "stale_epoch":
         return protocolError("PRODUCER_EPOCH_STALE", `producer epoch ${req.producer.epoch} was fenced by epoch ${verdict.currentEpoch}`, {
           producerEpoch: verdict.currentEpoch,
+          incarnation,
         });
       case "duplicate":
         return duplicateOf(verdict.state, req.producer, state);
       case "new_epoch_nonzero_seq":
-        return protocolError("INVALID_PRODUCER", "a new Producer-Epoch must start at Producer-Seq 0");
+        return protocolError("INVALID_PRODUCER", "a new Producer-Epoch must start at Producer-Seq 0", { incarnation });
       case "sequence_gap":
         return protocolError("PRODUCER_SEQ_CONFLICT", `expected Producer-Seq ${verdict.expected}, got ${req.producer.seq}`, {
           expectedSeq: verdict.expected,
           receivedSeq: req.producer.seq,
+          incarnation,
         });
       case "accept":
         break;
@@ -83,6 +87,7 @@ function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerC
         return protocolError(
           "PRODUCER_LIMIT",
           `producer_limit: the stream has ${state.producers.size} producers (at most ${clock.limits.maxPerStream}) and none has been idle long enough to make way`,
+          { incarnation },
         );
       }
       if (admission.kind === "evict") evicts = admission.id;
@@ -93,14 +98,14 @@ function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerC
   const closeOnly = req.messages.length === 0;
   if (state.closed) {
     if (closeOnly && req.close) return { kind: "already_closed", incarnation: state.incarnation, tail: state.tail, producer: req.producer };
-    return protocolError("STREAM_CLOSED", "stream is closed", { closed: true, nextOffset: state.tail });
+    return protocolError("STREAM_CLOSED", "stream is closed", { closed: true, nextOffset: state.tail, incarnation });
   }
 
   if (!closeOnly && req.contentType !== state.contentType) {
     return protocolError(
       "CONTENT_TYPE_MISMATCH",
       `Content-Type ${req.contentType} does not match the stream's ${state.contentType}`,
-      { nextOffset: state.tail },
+      { nextOffset: state.tail, incarnation },
     );
   }
 
@@ -109,7 +114,7 @@ function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerC
       "STREAM_SEQ_CONFLICT",
       `Stream-Seq ${JSON.stringify(req.streamSeq)} is not greater than the last accepted ${JSON.stringify(state.lastSeq)}`,
       // lastSeq cannot be null here: only a stream holding a value refuses one [SEED].
-      { nextOffset: state.tail, lastSeq: state.lastSeq! },
+      { nextOffset: state.tail, lastSeq: state.lastSeq!, incarnation },
     );
   }
 

@@ -65,7 +65,7 @@ export function decideCreate(
   existingAttrs: (state: StreamState) => string | null,
 ): CreateDecision {
   if (existing?.softDeleted) {
-    return protocolError("STREAM_SOFT_DELETED", "this path belongs to a deleted stream whose forks still hold its data");
+    return protocolError("STREAM_SOFT_DELETED", "this path belongs to a deleted stream whose forks still hold its data", { onCreate: true });
   }
   if (existing) {
     const mismatch = incarnationMismatch(existing, req.incarnation);
@@ -91,7 +91,7 @@ export function decideCreate(
   if (req.fork) {
     const src = source?.state;
     if (!src) return protocolError("STREAM_NOT_FOUND", `fork source ${req.fork.sourceKey} not found`);
-    if (src.softDeleted) return protocolError("STREAM_SOFT_DELETED", `fork source ${req.fork.sourceKey} was deleted`);
+    if (src.softDeleted) return protocolError("STREAM_SOFT_DELETED", `fork source ${req.fork.sourceKey} was deleted`, { onCreate: true });
     if (req.contentType !== null && req.contentType !== src.contentType) {
       return protocolError("CONTENT_TYPE_MISMATCH", `a fork must keep its source's Content-Type ${src.contentType}`);
     }

@@ -1,4 +1,4 @@
-// The stable error codes (spec §5.8) and the context a rendered error may need.
+// The stable error codes (spec §5.8) and, per code, the context its response carries.
 // server/http/error-map.ts maps each code to its status and headers exhaustively.
 
 export type ErrorCode =
@@ -54,45 +54,106 @@ export type ErrorCode =
   | "STORAGE_CORRUPT"
   | "INTERNAL";
 
-export interface ErrorContext {
-  /** Stream-Next-Offset, as a byte position. */
-  nextOffset?: number;
-  /** Stream-Last-Seq: only the Stream-Seq 409 sets it (spec §5.2 exclusivity). */
-  lastSeq?: string;
-  /** Stream-Closed: true. */
-  closed?: boolean;
-  /** Producer-Epoch on a stale-epoch 403. */
-  producerEpoch?: number;
-  expectedSeq?: number;
-  receivedSeq?: number;
-  /** The current Stream-Incarnation on a 412. */
-  incarnation?: string;
-  /** Allow, on a 405. */
-  allow?: string;
-  /** Stream-Earliest-Offset, on a 410 for an offset below the floor. */
-  earliestOffset?: number;
-  /** WWW-Authenticate, on a 401 or an insufficient-scope 403 (RFC 6750 §3). */
-  wwwAuthenticate?: string;
+/** Every fact an error's response may carry, each rendered one way (server/http/error-map.ts). */
+interface ContextFields {
+  /** The stream's tail, as a byte position: where a client resumes or retries. */
+  nextOffset: number;
+  /** The last accepted Stream-Seq: only the Stream-Seq 409 carries it (spec §5.2 exclusivity). */
+  lastSeq: string;
+  /** The stream is closed. */
+  closed: true;
+  /** The producer epoch that fenced a stale one (spec §5.3). */
+  producerEpoch: number;
+  expectedSeq: number;
+  receivedSeq: number;
+  /** The stream's current incarnation (spec §5.4). */
+  incarnation: string;
+  /** The methods a path answers, on a 405. */
+  allow: string;
+  /** The retained floor, on a 410 for an offset below it. */
+  earliestOffset: number;
+  /** An RFC 6750 §3 challenge, on a 401, an insufficient-scope 403 or a malformed credential's 400. */
+  wwwAuthenticate: string;
+  /** Whether a create (PUT) met the soft-deleted path, as its own path or as its fork source (spec §7.4). */
+  onCreate: boolean;
+}
+type Field = keyof ContextFields;
+
+/**
+ * A context that holds `Required` and maybe `Optional`, and none of the other fields: they are
+ * typed absent, so giving one is a compile error and reading one is `undefined`.
+ */
+type Holding<Required extends Field, Optional extends Field = never> = Flat<
+  { [K in Required]: ContextFields[K] } & { [K in Exclude<Field, Required>]?: K extends Optional ? ContextFields[K] : never }
+>;
+type Flat<T> = { [K in keyof T]: T[K] };
+
+/** A context that holds nothing. */
+type None = Holding<never>;
+
+/**
+ * What each code's response carries beyond its status and message. A code not listed carries
+ * nothing, and `protocolError` takes no context for it. An append's refusals name the incarnation
+ * they were about, so a client can tell (spec §5.4 [REC]).
+ */
+interface ErrorContexts {
+  BAD_REQUEST: Holding<never, "wwwAuthenticate">;
+  UNAUTHORIZED: Holding<"wwwAuthenticate">;
+  INSUFFICIENT_SCOPE: Holding<"wwwAuthenticate">;
+  METHOD_NOT_ALLOWED: Holding<"allow">;
+  INVALID_PRODUCER: Holding<never, "incarnation">;
+  PRODUCER_EPOCH_STALE: Holding<"producerEpoch" | "incarnation">;
+  /** Without an incarnation when a create refuses a first write's Producer-Seq. */
+  PRODUCER_SEQ_CONFLICT: Holding<"expectedSeq" | "receivedSeq", "incarnation">;
+  PRODUCER_LIMIT: Holding<"incarnation">;
+  STREAM_CLOSED: Holding<"closed" | "nextOffset" | "incarnation">;
+  /** An append's mismatch carries the stream's tail; a fork's (create) nothing. */
+  CONTENT_TYPE_MISMATCH: Holding<"nextOffset" | "incarnation"> | None;
+  STREAM_SEQ_CONFLICT: Holding<"nextOffset" | "lastSeq" | "incarnation">;
+  /** The current incarnation and tail, or nothing when no stream exists at the path. */
+  STREAM_INCARNATION_MISMATCH: Holding<"incarnation" | "nextOffset"> | None;
+  SNAPSHOT_CONFLICT: Holding<"nextOffset" | "incarnation">;
+  OFFSET_OUT_OF_RANGE: Holding<"nextOffset">;
+  STREAM_GONE: Holding<"nextOffset" | "earliestOffset">;
+  STREAM_SOFT_DELETED: Holding<"onCreate">;
 }
 
-export interface ProtocolError {
+export type ContextOf<C extends ErrorCode> = C extends keyof ErrorContexts ? ErrorContexts[C] : None;
+
+/** The context argument for a code: none, optional when the code may carry nothing, else required. */
+type ContextArgs<C extends ErrorCode> = C extends keyof ErrorContexts
+  ? None extends ErrorContexts[C]
+    ? [context?: ErrorContexts[C]]
+    : [context: ErrorContexts[C]]
+  : [];
+
+export interface ErrorOf<C extends ErrorCode> {
   kind: "error";
-  code: ErrorCode;
+  code: C;
   message: string;
-  context: ErrorContext;
+  context: ContextOf<C>;
 }
 
-export function protocolError(code: ErrorCode, message: string, context: ErrorContext = {}): ProtocolError {
-  return { kind: "error", code, message, context };
+/** An error of any code, discriminated by `code`: narrowing the code narrows the context. */
+export type ProtocolError = { [C in ErrorCode]: ErrorOf<C> }[ErrorCode];
+
+const NONE: None = Object.freeze({});
+
+/** True for a union of codes: a context is given for one known code, never for "one of these". */
+type IsUnion<T, All = T> = T extends unknown ? ([All] extends [T] ? false : true) : never;
+type ArgsFor<C extends ErrorCode> = IsUnion<C> extends true ? [never] : ContextArgs<C>;
+
+export function protocolError<C extends ErrorCode>(code: C, message: string, ...context: ArgsFor<C>): ErrorOf<C> {
+  return { kind: "error", code, message, context: (context[0] ?? NONE) as ContextOf<C> };
 }
 
 /** A parse step either yields a value or an error; never throws for client input. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: ProtocolError };
 
 export const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
-export const fail = <T = never>(code: ErrorCode, message: string, context: ErrorContext = {}): Parsed<T> => ({
+export const fail = <C extends ErrorCode>(code: C, message: string, ...context: ArgsFor<C>): Parsed<never> => ({
   ok: false,
-  error: protocolError(code, message, context),
+  error: protocolError(code, message, ...context) as ProtocolError,
 });
 
 export function isProtocolError(value: unknown): value is ProtocolError {

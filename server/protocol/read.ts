@@ -11,7 +11,7 @@ export const READ_MAX_BYTES = 8 * 1024 * 1024;
 
 export function planReadStart(state: StreamState | undefined, offset: OffsetInput, incarnation: string | null): ProtocolError | number {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
-  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data");
+  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data", { onCreate: false });
   // -1 (and an absent offset) is byte 0, not "the earliest retained": once retention has moved,
   // it is gone like any other trimmed offset [SEED] ("a read from offset=-1 answers 410").
   const start = offset.kind === "start" ? 0 : offset.kind === "now" ? state.tail : offset.position;
@@ -36,7 +36,7 @@ export function belowFloor(state: StreamState, position: number): ProtocolError 
 /** Metadata requests (HEAD, DELETE, attributes, bootstrap) check existence, then the incarnation. */
 export function checkAddressed(state: StreamState | undefined, incarnation: string | null): ProtocolError | StreamState {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
-  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data");
+  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data", { onCreate: false });
   return incarnationMismatch(state, incarnation) ?? state;
 }
 

@@ -18,7 +18,7 @@ export type RetentionDecision = ProtocolError | { kind: "unchanged"; state: Stre
  */
 export function decideRetention(state: StreamState | undefined, target: ResourceTarget, incarnation: string | null, isBoundary: (offset: number) => boolean): RetentionDecision {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
-  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data");
+  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data", { onCreate: false });
   const mismatch = incarnationMismatch(state, incarnation);
   if (mismatch) return mismatch;
   if (target.kind === "record") return noRecordCoordinates();

@@ -61,7 +61,7 @@ export function precheckPublish(state: StreamState | undefined, req: PublishRequ
 
 function decideUpToBody(state: StreamState | undefined, req: PublishRequest): ProtocolError | null {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
-  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data");
+  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data", { onCreate: false });
   const mismatch = incarnationMismatch(state, req.incarnation);
   if (mismatch) return mismatch;
   if (req.target.kind === "record") return noRecordCoordinates();
@@ -109,7 +109,7 @@ export type SnapshotReadDecision = ProtocolError | { kind: "found"; state: Strea
  */
 export function decideSnapshotRead(state: StreamState | undefined, offset: number | null, incarnation: string | null): SnapshotReadDecision {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
-  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data");
+  if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data", { onCreate: false });
   const visible = state.snapshot;
   if (visible === null) return protocolError("SNAPSHOT_NOT_FOUND", "the stream has no snapshot");
   if (offset !== null && offset !== visible.offset) {

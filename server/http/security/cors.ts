@@ -49,6 +49,9 @@ export function surfaceOf(raw: string): Surface {
 const READ_METHODS = "GET, HEAD";
 const ALL_METHODS = "GET, HEAD, POST, PUT, DELETE";
 const READ_HEADERS = new Set(READ_REQUEST_HEADERS);
+const AUTHORIZATION = H.authorization.toLowerCase();
+/** What a preflight's answer depends on. */
+const PREFLIGHT_VARY = [H.origin, H.requestMethod, H.requestHeaders].join(", ");
 const WRITE_HEADERS = new Set(WRITE_REQUEST_HEADERS);
 
 export class Cors {
@@ -78,7 +81,7 @@ export class Cors {
   preflight(headers: Headers): Response {
     const h = baseHeaders();
     h.delete(H.exposeHeaders);
-    h.set(H.vary, "Origin, Access-Control-Request-Method, Access-Control-Request-Headers");
+    h.set(H.vary, PREFLIGHT_VARY);
     const origin = headers.get(H.origin);
     const trusted = this.trusts(origin);
     if (headers.get(H.requestMethod) === null || (!trusted && !this.rules.any)) {
@@ -89,7 +92,7 @@ export class Cors {
     }
     if (trusted) h.set(H.allowOrigin, origin!);
     const requested = (headers.get(H.requestHeaders) ?? "").split(",").map((n) => n.trim().toLowerCase()).filter((n) => n !== "");
-    const writes = trusted || (this.writesWithToken && requested.includes("authorization"));
+    const writes = trusted || (this.writesWithToken && requested.includes(AUTHORIZATION));
     const allowed = writes ? WRITE_HEADERS : READ_HEADERS;
     h.set(H.allowMethods, writes ? ALL_METHODS : READ_METHODS);
     const granted = requested.filter((n) => allowed.has(n));
@@ -101,7 +104,7 @@ export class Cors {
   /** Sets Access-Control-Allow-Origin for this origin and surface; `*` stays only on open data. */
   decorate(response: Response, origin: string | null, surface: Surface): Response {
     const h = response.headers;
-    if (!this.rules.any) h.append(H.vary, "Origin");
+    if (!this.rules.any) h.append(H.vary, H.origin);
     if (this.trusts(origin)) h.set(H.allowOrigin, origin!);
     else if (surface !== "data" || !this.rules.any) {
       h.delete(H.allowOrigin);

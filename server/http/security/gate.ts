@@ -1,5 +1,4 @@
-// The one place every request passes before it is routed (app.ts), on the stream fast path and
-// through the router alike, in this order:
+// The one place every request passes before it is routed (app.ts, http/router.ts), in this order:
 //   1. Host: a name the server does not answer to is refused (host-check.ts).
 //   2. OPTIONS: the preflight answer (cors.ts).
 //   3. Cross-origin: a browser write from another origin, or a read of the introspection API, is
@@ -47,13 +46,13 @@ export class Gate {
     const url = req.url;
     if (!this.hosts.allows(url, pathStart)) {
       // Nothing of the foreign host is echoed: not in the message, not in a Location.
-      return refuse(req, protocolError("HOST_NOT_ALLOWED", "this server does not answer to that host name; its operator can allow it with --allowed-hosts"));
+      return renderError(protocolError("HOST_NOT_ALLOWED", "this server does not answer to that host name; its operator can allow it with --allowed-hosts"));
     }
     const method = req.method;
     if (method === "OPTIONS") return this.cors.preflight(req.headers);
     if ((surface === "private" || !isSafeMethod(method)) && isCrossOrigin(req.headers, url, pathStart)) {
       const refused = this.crossOrigin(req.headers, surface);
-      if (refused) return refuse(req, refused);
+      if (refused) return renderError(refused);
     }
     return this.auth === null ? undefined : this.authenticate(req, method, raw);
   }
@@ -87,19 +86,19 @@ export class Gate {
     const access = requiredAccess(method, raw);
     if (access.kind === "open") return undefined;
     const credential = credentialOf(method, req.headers, req.url);
-    if (credential.kind === "refused") return refuse(req, credential.error);
+    if (credential.kind === "refused") return renderError(credential.error);
     if (credential.kind === "none") return this.decide(req, ANONYMOUS, access, raw);
     const result = this.auth!.authenticate(credential.token);
     return result instanceof Promise ? result.then((r) => this.settle(req, r, access, raw)) : this.settle(req, result, access, raw);
   }
 
   private settle(req: Request, result: AuthResult, access: Access, raw: string): Response | undefined {
-    return result.ok ? this.decide(req, result.principal, access, raw) : refuse(req, result.error);
+    return result.ok ? this.decide(req, result.principal, access, raw) : renderError(result.error);
   }
 
   private decide(req: Request, principal: Principal, access: Access, raw: string): Response | undefined {
     const refusal = authorize(principal, access, this.publicRead) ?? this.forkRefusal(req, principal, access);
-    if (refusal) return refuse(req, refusal);
+    if (refusal) return renderError(refusal);
     if (raw.startsWith("/__ursula/")) this.principals.set(req, principal);
     return undefined;
   }
@@ -112,8 +111,4 @@ export class Gate {
     // A source the principal cannot see answers as a missing one does (protocol/create.ts).
     return refusal?.code === "STREAM_NOT_FOUND" ? protocolError("STREAM_NOT_FOUND", `fork source ${source.key} not found`) : refusal;
   }
-}
-
-function refuse(req: Request, error: ProtocolError): Response {
-  return renderError(error, { method: req.method });
 }
