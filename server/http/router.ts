@@ -1,12 +1,14 @@
+import { Hono, type Context, type Next } from "hono";
+
 // The one routing path: every request is matched against one table of routes, and the dispatch
-// is built from that table. Rows are tried from the most specific pattern to the least (at the
+// (a Hono app) is built from that table. Rows are tried from the most specific pattern to the least (at the
 // first segment where two patterns differ, a literal before a `:param` before a `*` rest), so a
 // new route is one row, and no other route has to leave room for it. A row that does not answer
 // the request's method lets the next matching row try; HEAD is answered by GET rows (its body is
 // dropped in one place, error-map.ts answerTo).
 //
-// Handlers see a context shaped like the part of Hono's that they use (`c.req.raw`, `c.req.param`),
-// so route files changed only where they register. The stream routes take the raw path and
+// Hono matches; handlers see a context of their own (`c.req.raw`, `c.req.param`, the raw path and
+// what `*` took), built from the row that matched. The stream routes take the raw path and
 // decode their segments themselves (spec §1.1: decoded once, then validated).
 
 export type RouteHandler = (c: RouteContext) => Response | Promise<Response>;
@@ -135,19 +137,12 @@ function overlaps(a: Row, b: Row): boolean {
   return false;
 }
 
-function matches(row: Row, segments: readonly string[]): boolean {
-  if (row.rest ? segments.length <= row.fixed : segments.length !== row.fixed) return false;
-  for (let i = 0; i < row.fixed; i++) {
-    const s = row.segments[i]!;
-    const value = segments[i]!;
-    if (s.kind === "literal" ? value !== s.value : value.length === 0) return false;
-  }
-  return true;
-}
-
 /**
- * The dispatch of a table: `raw` is the request's path, still encoded. `unmatched` answers a path
- * no row takes, or a method no matching row answers.
+ * The dispatch of a table, as a Hono app: `raw` is the request's path, still encoded, and Hono
+ * routes on it as it is (a %2F inside a stream name must not split it). The rows are registered
+ * most specific first, so of the rows that match, Hono runs that one. `unmatched` answers a path no
+ * row takes, or a method no matching row answers. A handler's error reaches the caller
+ * (observe.ts maps disk failures), not Hono's own 500.
  */
 export function dispatcher(table: Routes, unmatched: (req: Request) => Response): (req: Request, raw: string) => Response | Promise<Response> {
   const rows = [...table.rows].sort(bySpecificity);
@@ -156,18 +151,36 @@ export function dispatcher(table: Routes, unmatched: (req: Request) => Response)
       if (overlaps(rows[j]!, rows[i]!)) throw new Error(`routes ${rows[j]!.pattern} and ${rows[i]!.pattern} take the same requests`);
     }
   }
-  // The rows a path of n segments can match, in order, for each n up to the longest fixed
-  // pattern; longer paths can only match a rest row. An append is tried against a handful of rows.
-  const longest = Math.max(0, ...rows.map((r) => r.fixed + (r.rest ? 1 : 0)));
-  const bySegments = Array.from({ length: longest + 2 }, (_, n) => rows.filter((r) => (r.rest ? r.fixed < n : r.fixed === n)));
+  const app = new Hono<Bound>({ getPath: (_req, options) => options!.env!.raw });
+  for (const row of rows) {
+    const handle = (c: Context<Bound>, next: Next) => {
+      const raw = c.env.raw;
+      const segments = raw.length === 1 ? [] : raw.slice(1).split("/");
+      // Hono's `*` also takes the bare prefix (`/ui/*` matches `/ui`); a rest row here needs a
+      // segment more, so the next matching row answers.
+      if (row.rest && segments.length <= row.fixed) return next().then(() => c.res);
+      return answered(c.env, row.handle(new RouteContext(c.req.raw, raw, segments, row)));
+    };
+    // Hono answers HEAD through the GET rows.
+    if (row.methods === null) app.all(row.pattern, handle);
+    else app.on([...row.methods].filter((m) => m !== "HEAD"), row.pattern, handle);
+  }
+  app.notFound((c) => answered(c.env, unmatched(c.req.raw)));
+  app.onError((error) => {
+    throw error;
+  });
   return (req, raw) => {
-    const segments = raw.length === 1 ? [] : raw.slice(1).split("/");
-    const candidates = bySegments[Math.min(segments.length, longest + 1)]!;
-    const method = req.method;
-    for (let i = 0; i < candidates.length; i++) {
-      const row = candidates[i]!;
-      if (matches(row, segments) && (row.methods === null || row.methods.has(method))) return row.handle(new RouteContext(req, raw, segments, row));
-    }
-    return unmatched(req);
+    const env: Bound["Bindings"] = { raw, answer: undefined };
+    const out = app.fetch(req, env);
+    // Hono answers HEAD with a bodiless copy of the GET row's response; the row's own response
+    // goes back instead, since error-map.ts knows an error by its response object.
+    return req.method === "HEAD" ? Promise.resolve(out).then((copy) => env.answer ?? copy) : out;
   };
+}
+
+type Bound = { Bindings: { raw: string; answer: Response | Promise<Response> | undefined } };
+
+function answered(env: Bound["Bindings"], res: Response | Promise<Response>): Response | Promise<Response> {
+  env.answer = res;
+  return res;
 }
