@@ -4,12 +4,16 @@
 
 import { describe } from "bun:test";
 import type { EngineFactory } from "./engine";
+import { atomicity } from "./atomicity";
 import { guards } from "./guards";
+import { incarnation } from "./incarnation";
 
 export type { Engine, EngineFactory, EngineOptions, InjectedFault } from "./engine";
 
 export function storeContract(name: string, factory: EngineFactory): void {
   describe(`store contract: ${name}`, () => {
     guards(factory);
+    incarnation(factory);
+    atomicity(factory);
   });
 }
