@@ -5,6 +5,7 @@
 import { expect, test } from "bun:test";
 import type { AppendRequest } from "../../protocol/append";
 import type { CreateRequest } from "../../protocol/create";
+import { jsonMessages } from "../../protocol/json-body";
 import { isProtocolError, type ErrorCode } from "../../protocol/errors";
 import type { ResourceTarget } from "../../protocol/retention";
 import { snapshotDigest } from "../../protocol/snapshot";
@@ -69,6 +70,18 @@ export function appendReq(messages: string[], overrides: Partial<AppendRequest> 
     incarnation: null,
     ...overrides,
   };
+}
+
+/** An append to a JSON stream of the body's values, stored as the HTTP layer stores them. */
+export function jsonAppend(body: string, overrides: Partial<AppendRequest> = {}): AppendRequest {
+  const parsed = jsonMessages(enc(body), false);
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return { ...appendReq([]), contentType: "application/json", messages: parsed.value, ...overrides };
+}
+
+/** Every message from the floor on, parsed: a JSON stream's values. */
+export async function valuesOf(store: Store, key: string): Promise<unknown[]> {
+  return (await messagesOf(store, key)).map((m) => JSON.parse(m));
 }
 
 export const producer = (id: string, epoch: number, seq: number) => ({ id, epoch, seq });
@@ -145,7 +158,7 @@ export async function fingerprint(store: Store, key: string): Promise<string | n
   const producers = (await store.producers(state)).sort(([a], [b]) => (a < b ? -1 : 1));
   const attrs = state.softDeleted ? null : await store.attrs(state);
   const data = state.softDeleted ? "" : await bytesOf(store, key, state.retained, 1 << 20);
-  return JSON.stringify({ fields, producers, attrs, data });
+  return canonical({ fields, producers, attrs, data });
 }
 
 export interface SnapshotOptions {
@@ -186,3 +199,10 @@ export async function snapshotBytes(store: Store, key: string): Promise<string |
 
 export const retain = (store: Store, key: string, offset: number, incarnation: string | null = null) =>
   store.advanceRetention(key, { kind: "offset", offset }, incarnation);
+
+/** JSON with every object's keys sorted, so equal values give equal text whatever built them. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+}

@@ -3,10 +3,16 @@
 // new engine passes when every test here does, unchanged.
 
 import { describe } from "bun:test";
-import type { EngineFactory } from "./engine";
 import { atomicity } from "./atomicity";
+import { buckets } from "./buckets";
+import { crash } from "./crash";
+import type { EngineFactory } from "./engine";
+import { forks } from "./forks";
 import { guards } from "./guards";
 import { incarnation } from "./incarnation";
+import { lifetime } from "./lifetime";
+import { resources } from "./resources";
+import { streams } from "./streams";
 
 export type { Engine, EngineFactory, EngineOptions, InjectedFault } from "./engine";
 
@@ -15,5 +21,11 @@ export function storeContract(name: string, factory: EngineFactory): void {
     guards(factory);
     incarnation(factory);
     atomicity(factory);
+    streams(factory);
+    forks(factory);
+    lifetime(factory);
+    resources(factory);
+    buckets(factory);
+    crash(factory);
   });
 }
