@@ -27,6 +27,7 @@ import { checkIntegrity } from "./integrity";
 import { MessageLog } from "./message-log";
 import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
+import { liveStreamCount } from "./quota-count";
 import { ResourceStore } from "./resource-store";
 import { rowToState, Statements, type LoadedStreamRow, type ProducerRow } from "./rows";
 import { SnapshotBlobs } from "./snapshot-blobs";
@@ -414,7 +415,7 @@ export class SqliteStore implements Store {
         : null;
       const decision = decideCreate(existing, request, source, (s) => this.tx.attrsOf(s));
       if (decision.kind !== "create") return decision;
-      const refused = this.quotaRefusal(decision.plan.bucket, true);
+      const refused = this.quotaRefusal(decision.plan.bucket, tx);
       if (refused) return refused;
       return { kind: "created", state: this.tx.create(tx, key, decision.plan) };
     });
@@ -472,7 +473,7 @@ export class SqliteStore implements Store {
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
     return this.clientWrite(() => {
       if (this.st.getBucket.get(bucket)) return "exists" as const;
-      const refused = this.quotaRefusal(bucket, false);
+      const refused = this.quotaRefusal(bucket, null);
       if (refused) return refused;
       this.st.insertBucket.run(bucket, this.now());
       return "created" as const;
@@ -590,15 +591,16 @@ export class SqliteStore implements Store {
 
   // ---- inside a transaction ------------------------------------------------------------------
 
-  /** Counted inside the write's transaction, so concurrent creates cannot both take the last place. */
-  private quotaRefusal(bucket: string, stream: boolean): ProtocolError | null {
+  /**
+   * Counted inside the write's transaction, so concurrent creates cannot both take the last place;
+   * `stream` is that transaction when the write creates a stream, null for an empty bucket.
+   */
+  private quotaRefusal(bucket: string, stream: Batch | null): ProtocolError | null {
     return quotaRefusal(
       this.quotas,
       this.st.getBucket.get(bucket) !== null,
       (upTo) => this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM (SELECT 1 FROM buckets LIMIT ?)").get(upTo)!.n,
-      stream
-        ? (upTo) => this.db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM streams WHERE bucket = ? AND soft_deleted = 0 LIMIT ?)").get(bucket, upTo)!.n
-        : null,
+      stream ? (upTo) => liveStreamCount(this.db, bucket, upTo, this.now(), (key) => this.tx.live(stream, key)) : null,
     );
   }
 
