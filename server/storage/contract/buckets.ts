@@ -97,11 +97,17 @@ export function buckets(factory: EngineFactory): void {
       expect((await store.listStreams("l", page("", "open", 2))).items.map((s) => s.stream_id)).toEqual(["zfork"]);
     });
 
-    t("§2.4 buckets are listed in order a page at a time, each with its live stream count", async ({ engine }) => {
+    t("§2.4 buckets are listed in order a page at a time, each with its live stream count", async ({ engine, clock }) => {
       const { store } = engine;
       for (const b of ["c", "a", "b"]) await store.putBucket(b);
       await created(store, "b/one");
       await created(store, "b/two");
+      await created(store, "b/short", { lifetime: { ttlSeconds: 1, expiresAtMs: null } });
+      await created(store, "b/src");
+      await created(store, "b/zfork", { fork: { sourceKey: "b/src", offset: null, subOffset: null } });
+      await store.delete("b/src", null);
+      await store.delete("b/zfork", null);
+      clock.now += 1_000;
       const first = await store.listBuckets(page("", null, 2));
       expect(first).toMatchObject({ total: 3, hasMore: true, nextCursor: "b" });
       expect(first.items).toEqual([{ bucket_id: "a", stream_count: 0 }, { bucket_id: "b", stream_count: 2 }]);
@@ -110,6 +116,17 @@ export function buckets(factory: EngineFactory): void {
   });
 
   describe("quotas", () => {
+    t("quotas §7.1: an expired stream is absent, so it holds no place under --max-streams-per-bucket", async ({ engine, clock }) => {
+      const { store } = engine;
+      await created(store, "q/live");
+      await created(store, "q/short", { lifetime: { ttlSeconds: 1, expiresAtMs: null } });
+      expectError(await store.create("q/next", createReq("q/next")), "QUOTA_EXCEEDED");
+      clock.now += 1_000;
+      expect((await store.create("q/next", createReq("q/next"))).kind).toBe("created");
+      expect(await store.get("q/short")).toBeUndefined();
+    }, { quotas: { maxBuckets: Infinity, maxStreamsPerBucket: 2 } });
+
+
     t("quotas: a bucket past --max-buckets is refused, by PUT of a bucket or of a stream in a new one, creating nothing", async ({ engine }) => {
       const { store } = engine;
       expect(await store.putBucket("q1")).toBe("created");
