@@ -70,15 +70,21 @@ export function countStreams(db: Database, bucket: string, prefix: string, get: 
   return all - expired;
 }
 
-export function listBuckets(db: Database, query: ListQuery): Page<{ bucket_id: string; stream_count: number }> {
+/** Each bucket with its live streams, counted as GET /{bucket} counts them (expired ones left out). */
+export function listBuckets(
+  db: Database,
+  get: (key: string) => StreamState | undefined,
+  query: ListQuery,
+  nowMs: number,
+): Page<{ bucket_id: string; stream_count: number }> {
   const low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
   const inclusive = query.after === null || query.after < query.prefix;
   const rows = db
-    .query<{ bucket_id: string; stream_count: number }, [string, string, number]>(
-      `SELECT b.bucket_id, (SELECT count(*) FROM streams s WHERE s.bucket = b.bucket_id AND s.soft_deleted = 0) AS stream_count
-       FROM buckets b WHERE b.bucket_id ${inclusive ? ">=" : ">"} ? AND b.bucket_id < ? ORDER BY b.bucket_id LIMIT ?`,
+    .query<{ bucket_id: string }, [string, string, number]>(
+      `SELECT bucket_id FROM buckets WHERE bucket_id ${inclusive ? ">=" : ">"} ? AND bucket_id < ? ORDER BY bucket_id LIMIT ?`,
     )
-    .all(low, upperBound(query.prefix), query.limit + 1);
+    .all(low, upperBound(query.prefix), query.limit + 1)
+    .map(({ bucket_id }) => ({ bucket_id, stream_count: countStreams(db, bucket_id, "", get, nowMs) }));
   const total = db
     .query<{ n: number }, [string, string]>("SELECT count(*) AS n FROM buckets WHERE bucket_id >= ? AND bucket_id < ?")
     .get(query.prefix, upperBound(query.prefix))!.n;

@@ -502,7 +502,7 @@ export class SqliteStore implements Store {
   }
 
   listBuckets(query: ListQuery) {
-    return listBuckets(this.db, query);
+    return listBuckets(this.db, (k) => this.get(k), query, this.now());
   }
 
   listStreams(bucket: string, query: ListQuery) {
