@@ -27,6 +27,12 @@ export interface Engine {
    * after the decision and before the commit, until healed.
    */
   failWrites(key: string): Promise<InjectedFault>;
+  /**
+   * Waits until what the engine does in the background after a commit (reclaiming rows below a
+   * floor, replaced attributes, unreferenced snapshot bytes) has been done, so a test can show
+   * that it took nothing still in use.
+   */
+  settle(): Promise<void>;
   /** Closes the store (it waits for queued writes) and opens the same data again. */
   reopen(): Promise<Store>;
   /**

@@ -80,6 +80,29 @@ export function guards(factory: EngineFactory): void {
     });
   });
 
+  describe("racing writers [SEED]", () => {
+    t("§5.2 prefix-count: of writers racing with the same count in one transaction exactly one wins, and each loser learns the winner's value", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "g/log");
+      for (let round = 0; round < 3; round++) {
+        const seq = String(round).padStart(20, "0");
+        const outcomes = await Promise.all(Array.from({ length: 8 }, (_, w) => store.append("g/log", appendReq([`w${w}r${round}`], { streamSeq: seq }))));
+        expect(outcomes.filter((o) => o.kind === "accepted")).toHaveLength(1);
+        for (const o of outcomes) if (o.kind === "error") expect(o).toMatchObject({ code: "STREAM_SEQ_CONFLICT", context: { lastSeq: seq } });
+      }
+      expect(await stateOf(store, "g/log")).toMatchObject({ messageCount: 3, lastSeq: "00000000000000000002" });
+    });
+
+    t("§5.3 the same producer write sent twice at once is written once: one is accepted, the other is its duplicate", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "g/s");
+      const write = appendReq(["once"], { producer: producer("p", 0, 0) });
+      const outcomes = await Promise.all([store.append("g/s", write), store.append("g/s", write)]);
+      expect(outcomes.map((o) => o.kind)).toEqual(["accepted", "duplicate"]);
+      expect(await stateOf(store, "g/s")).toMatchObject({ tail: 4, messageCount: 1 });
+    });
+  });
+
   describe("producers §5.3", () => {
     t("§5.3 a retry of the newest write is a duplicate with its original next offset; an older one carries none; neither writes", async ({ engine }) => {
       const { store } = engine;

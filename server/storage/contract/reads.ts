@@ -1,0 +1,117 @@
+// Reads (spec §4.1–§4.2, §3.3) and what background reclaiming may take (spec §7.2–§7.4): a read
+// serves the state it was given, whole messages in array mode, any byte range otherwise; and
+// reclaiming rows below a floor, replaced attributes or snapshots never takes what a fork, the
+// visible snapshot or an open reader still uses.
+
+import { describe, expect } from "bun:test";
+import type { EngineFactory } from "./engine";
+import { appendAll, bytesOf, contract, created, enc, messagesOf, publish, retain, snapshotBytes, stateOf } from "./helpers";
+
+const dec = (chunks: Uint8Array[]) => chunks.map((c) => new TextDecoder().decode(c));
+
+export function reads(factory: EngineFactory): void {
+  const t = (title: string, run: Parameters<typeof contract>[2]) => contract(factory, title, run);
+
+  describe("reads §4.1–§4.2", () => {
+    t("§3.3/§4.1 a byte read from any offset with any limit returns exactly the bytes there, up to the limit", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/s");
+      await appendAll(store, "d/s", "ab", "cde", "f", "ghij");
+      const all = "abcdefghij";
+      const state = await stateOf(store, "d/s");
+      for (let from = 0; from <= all.length; from++) {
+        for (const limit of [1, 2, 3, 5, 100]) {
+          const slice = await store.readRange(state, from, limit, false);
+          expect(dec(slice.chunks).join("")).toBe(all.slice(from, from + limit));
+          expect(slice.end).toBe(Math.min(all.length, from + limit));
+        }
+      }
+    });
+
+    t("§4.2 a read in whole messages never splits one, and carries at least one however small the limit", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/s");
+      await appendAll(store, "d/s", "ab", "cde", "f", "ghij");
+      const state = await stateOf(store, "d/s");
+      expect(dec((await store.readRange(state, 0, 1, true)).chunks)).toEqual(["ab"]);
+      expect(await store.readRange(state, 2, 4, true)).toMatchObject({ end: 6 });
+      expect(dec((await store.readRange(state, 2, 4, true)).chunks)).toEqual(["cde", "f"]);
+      expect(dec((await store.readRange(state, 6, 1, true)).chunks)).toEqual(["ghij"]);
+      expect(await store.readRange(state, 10, 5, true)).toEqual({ chunks: [], end: 10 });
+    });
+
+    t("§3.3 message boundaries: every append's start and the tail are boundaries, bytes inside a message are not", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/s");
+      await appendAll(store, "d/s", "ab", "cde");
+      const state = await stateOf(store, "d/s");
+      const starts = [];
+      for (let offset = 0; offset <= 5; offset++) if (await store.isMessageStart(state, offset)) starts.push(offset);
+      expect(starts).toEqual([0, 2, 5]);
+    });
+
+    t("§4.1 a read serves the state it was given: bytes appended after that state was read are not in it", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/s");
+      await appendAll(store, "d/s", "old");
+      const before = await stateOf(store, "d/s");
+      await appendAll(store, "d/s", "new");
+      expect(await store.readRange(before, 0, 100, false)).toMatchObject({ end: 3 });
+      expect(dec((await store.readRange(before, 0, 100, true)).chunks)).toEqual(["old"]);
+    });
+  });
+
+  describe("reclaiming §7.2–§7.4", () => {
+    t("§7.2/§7.4 once the source's rows below its floor are reclaimed, the source reads from its floor and a fork still has every inherited byte", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/src");
+      await appendAll(store, "d/src", "ab", "cde", "f");
+      await created(store, "d/fork", { fork: { sourceKey: "d/src", offset: 5, subOffset: null } });
+      await publish(store, "d/src", 5, "snap");
+      await retain(store, "d/src", 5);
+      await engine.settle();
+      expect(await messagesOf(store, "d/src")).toEqual(["f"]);
+      expect(await stateOf(store, "d/src")).toMatchObject({ tail: 6, retained: 5 });
+      expect(await messagesOf(store, "d/fork")).toEqual(["ab", "cde"]);
+      expect(await bytesOf(store, "d/fork", 0, 2)).toBe("abcde");
+    });
+
+    t("§7.4 a fork keeps its inherited bytes and snapshot once its source is deleted, replaces its snapshot, and is reclaimed", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/src", { body: enc("inherited") });
+      await publish(store, "d/src", 9, "shared snapshot");
+      await created(store, "d/fork", { fork: { sourceKey: "d/src", offset: null, subOffset: null } });
+      await created(store, "d/other", { fork: { sourceKey: "d/src", offset: null, subOffset: null } });
+      await appendAll(store, "d/src", "more");
+      await publish(store, "d/src", 13, "source's own");
+      await store.delete("d/src", null);
+      await store.delete("d/other", null);
+      await engine.settle();
+      expect(await messagesOf(store, "d/fork")).toEqual(["inherited"]);
+      expect(await snapshotBytes(store, "d/fork")).toBe("shared snapshot");
+    });
+
+    t("§7.3 a replaced snapshot's reader keeps its bytes until it lets go, however long reclaiming has had", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/s");
+      await appendAll(store, "d/s", "ab", "cde");
+      await publish(store, "d/s", 2, "old");
+      const reader = await store.openSnapshot((await stateOf(store, "d/s")).snapshot!);
+      await publish(store, "d/s", 5, "new");
+      await engine.settle();
+      const held: Uint8Array[] = [];
+      for (let i = 0; i < reader.chunks; i++) held.push(await reader.chunk(i));
+      await reader.release();
+      expect(dec(held).join("")).toBe("old");
+      expect(await snapshotBytes(store, "d/s")).toBe("new");
+    });
+
+    t("§2.12 replaced attributes are reclaimed without touching the current ones", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/s", { attrs: JSON.stringify({ title: "1" }) });
+      for (const title of ["2", "3", "4"]) await store.putAttrs("d/s", null, JSON.stringify({ title }));
+      await engine.settle();
+      expect(await store.attrs(await stateOf(store, "d/s"))).toBe(JSON.stringify({ title: "4" }));
+    });
+  });
+}
