@@ -5,7 +5,7 @@
 import { describe, expect } from "bun:test";
 import type { AppendDecision } from "../../protocol/append";
 import type { EngineFactory } from "./engine";
-import { appendReq, contract, createReq, created, enc, expectError, fingerprint, messagesOf, producer, publish, retain, stateOf } from "./helpers";
+import { appendAll, appendReq, contract, createReq, created, enc, expectError, fingerprint, messagesOf, producer, publish, retain, stateOf } from "./helpers";
 
 const TTL = { ttlSeconds: 600, expiresAtMs: null };
 
@@ -114,6 +114,25 @@ export function atomicity(factory: EngineFactory): void {
       }
       await fault.heal();
       expect((await store.append("a/s", appendReq([], { close: true }))).kind).toBe("accepted");
+    });
+
+    t("§5.1 a delete or fork whose transaction fails leaves every other stream's acknowledged writes readable", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "a/x");
+      await created(store, "a/y");
+      await appendAll(store, "a/y", "one", "two");
+      await appendAll(store, "a/x", "x");
+      const fault = await engine.failWrites("a/x");
+      expect(await store.delete("a/x", null).then(() => "committed", () => "failed")).toBe("failed");
+      await appendAll(store, "a/y", "three");
+      expect(await store.create("a/x2", createReq("a/x2", { fork: { sourceKey: "a/x", offset: null, subOffset: null } })).then(() => "committed", () => "failed")).toBe("failed");
+      await fault.heal();
+      await appendAll(store, "a/y", "four");
+      expect(await messagesOf(store, "a/y")).toEqual(["one", "two", "three", "four"]);
+      expect(await messagesOf(store, "a/x")).toEqual(["x"]);
+      expect(await store.get("a/x2")).toBeUndefined();
+      expect((await created(store, "a/x3", { fork: { sourceKey: "a/y", offset: null, subOffset: null } })).tail).toBe(15);
+      expect(await messagesOf(store, "a/x3")).toEqual(["one", "two", "three", "four"]);
     });
 
     t("§2.5 a create whose transaction fails leaves no stream and no trace of its body, Stream-Seq or producer", async ({ engine }) => {

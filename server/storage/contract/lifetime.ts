@@ -41,6 +41,19 @@ export function lifetime(factory: EngineFactory): void {
       expect(await store.get("t/s")).toBeUndefined();
     });
 
+    t("§7.1 looking a stream up (HEAD, attributes) renews nothing: only renewTtl and writes do", async ({ engine, clock }) => {
+      const { store } = engine;
+      await created(store, "t/s", ttl(10));
+      for (let i = 1; i <= 9; i++) {
+        clock.now = T0 + i * 1_000;
+        await store.get("t/s");
+        await store.attrs(await stateOf(store, "t/s"));
+        await store.producers(await stateOf(store, "t/s"));
+      }
+      clock.now = T0 + 10_000;
+      expect(await store.get("t/s")).toBeUndefined();
+    });
+
     t("§7.1 Expires-At is absolute: neither appends nor read renewals move it", async ({ engine, clock }) => {
       const { store } = engine;
       await created(store, "t/s", { lifetime: { ttlSeconds: null, expiresAtMs: T0 + 10_000 } });

@@ -5,7 +5,7 @@
 
 import { describe, expect } from "bun:test";
 import type { EngineFactory } from "./engine";
-import { appendAll, bytesOf, contract, created, enc, messagesOf, publish, retain, snapshotBytes, stateOf } from "./helpers";
+import { appendAll, appendReq, bytesOf, contract, created, enc, messagesOf, publish, retain, snapshotBytes, stateOf } from "./helpers";
 
 const dec = (chunks: Uint8Array[]) => chunks.map((c) => new TextDecoder().decode(c));
 
@@ -58,6 +58,38 @@ export function reads(factory: EngineFactory): void {
       await appendAll(store, "d/s", "new");
       expect(await store.readRange(before, 0, 100, false)).toMatchObject({ end: 3 });
       expect(dec((await store.readRange(before, 0, 100, true)).chunks)).toEqual(["old"]);
+    });
+  });
+
+  describe("live readers §4.3–§4.4", () => {
+    t("§4.3 listeners hear of each committed append, close, floor rise and delete once it is readable, and of no refused or failed write", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "d/s", { streamSeq: "5" });
+      await created(store, "d/other");
+      const heard: string[] = [];
+      // What a listener is told of is what a read started then finds: [told, found] tails.
+      const found: Promise<[number | null, number | null]>[] = [];
+      store.onChange((changes) => {
+        for (const c of changes) {
+          if (c.kind === "gone") heard.push(`gone ${c.key}`);
+          else heard.push(`${c.kind} ${c.state.name}@${c.state.tail}${c.kind === "appended" ? ` from ${c.start}: ${dec(c.messages).join(",")}` : ""}`);
+          const told = c.kind === "gone" ? null : c.state.tail;
+          found.push(Promise.resolve(store.get("d/s")).then((s) => [told, s?.tail ?? null]));
+        }
+      });
+      await store.append("d/s", appendReq(["ab", "c"], { streamSeq: "6" }));
+      await store.append("d/s", appendReq(["x"], { streamSeq: "6" }));
+      const fault = await engine.failWrites("d/other");
+      await store.append("d/other", appendReq(["lost"])).catch(() => undefined);
+      await fault.heal();
+      await store.appendBatch("d/s", { contentType: "text/plain", frames: [[enc("d")], [enc("ef")]], incarnation: null });
+      await publish(store, "d/s", 3, "snap");
+      await retain(store, "d/s", 2);
+      await store.append("d/s", appendReq([], { close: true }));
+      await store.delete("d/s", null);
+      expect(heard).toEqual(["appended s@3 from 0: ab,c", "appended s@6 from 3: d,ef", "retained s@6", "closed s@6", "gone d/s"]);
+      const tails = await Promise.all(found);
+      expect(tails).toEqual([[3, 3], [6, 6], [6, 6], [6, 6], [null, null]]);
     });
   });
 
