@@ -12,21 +12,21 @@ const pad = (n: number) => String(n).padStart(4, "0");
 
 /** A stream of every kind of state a write can leave. */
 async function everything(store: Store): Promise<string[]> {
-  await created(store, "k/guards", { streamSeq: "0001", lifetime: { ttlSeconds: 3600, expiresAtMs: null }, attrs: JSON.stringify({ title: "g" }) });
-  await store.append("k/guards", appendReq(["a", "bc"], { producer: producer("p", 2, 0), streamSeq: "0002" }));
-  await store.append("k/guards", appendReq(["def"], { producer: producer("q", 0, 0) }));
-  await publish(store, "k/guards", 3, "snap");
-  await retain(store, "k/guards", 1);
-  await created(store, "k/closed", { body: enc("final"), close: true, producer: producer("c", 1, 0) });
-  await created(store, "k/src", { body: enc("inherited") });
-  await created(store, "k/mid", { fork: { sourceKey: "k/src", offset: null, subOffset: null } });
-  await created(store, "k/leaf", { fork: { sourceKey: "k/mid", offset: null, subOffset: null } });
-  await appendAll(store, "k/leaf", "own");
-  await store.delete("k/src", null);
-  await store.delete("k/mid", null);
-  await created(store, "k/gone");
-  await store.delete("k/gone", null);
-  return ["k/guards", "k/closed", "k/src", "k/mid", "k/leaf", "k/gone"];
+  await created(store, "crash/guards", { streamSeq: "0001", lifetime: { ttlSeconds: 3600, expiresAtMs: null }, attrs: JSON.stringify({ title: "g" }) });
+  await store.append("crash/guards", appendReq(["a", "bc"], { producer: producer("p", 2, 0), streamSeq: "0002" }));
+  await store.append("crash/guards", appendReq(["def"], { producer: producer("q", 0, 0) }));
+  await publish(store, "crash/guards", 3, "snap");
+  await retain(store, "crash/guards", 1);
+  await created(store, "crash/closed", { body: enc("final"), close: true, producer: producer("c", 1, 0) });
+  await created(store, "crash/src", { body: enc("inherited") });
+  await created(store, "crash/mid", { fork: { sourceKey: "crash/src", offset: null, subOffset: null } });
+  await created(store, "crash/leaf", { fork: { sourceKey: "crash/mid", offset: null, subOffset: null } });
+  await appendAll(store, "crash/leaf", "own");
+  await store.delete("crash/src", null);
+  await store.delete("crash/mid", null);
+  await created(store, "crash/gone");
+  await store.delete("crash/gone", null);
+  return ["crash/guards", "crash/closed", "crash/src", "crash/mid", "crash/leaf", "crash/gone"];
 }
 
 export function crash(factory: EngineFactory): void {
@@ -39,7 +39,7 @@ export function crash(factory: EngineFactory): void {
       const store = await engine.reopen();
       expect(await Promise.all(keys.map((k) => fingerprint(store, k)))).toEqual(before);
       expect(await store.counts()).toEqual({ streams: 3, buckets: 1 });
-      expect(await store.getBucket("k")).toMatchObject({ streams: 3 });
+      expect(await store.getBucket("crash")).toMatchObject({ streams: 3 });
     });
 
     t("§1.9 a crash finds exactly the committed state too, before the store has written anything out on its own", async ({ engine }) => {
@@ -50,21 +50,21 @@ export function crash(factory: EngineFactory): void {
     });
 
     t("§1.9 closing without waiting for writes commits every one of them: each is acknowledged and found after the reopen", async ({ engine }) => {
-      await created(engine.store, "k/s");
+      await created(engine.store, "crash/s");
       const writes: Promise<AppendDecision>[] = [];
-      for (let i = 0; i < 40; i++) writes.push(engine.store.append("k/s", appendReq([`m${pad(i)}`], { producer: producer("p", 0, i), streamSeq: pad(i) })));
+      for (let i = 0; i < 40; i++) writes.push(engine.store.append("crash/s", appendReq([`m${pad(i)}`], { producer: producer("p", 0, i), streamSeq: pad(i) })));
       const reopening = engine.reopen();
       const outcomes = await Promise.all(writes);
       const store = await reopening;
       expect(outcomes.every((o) => o.kind === "accepted")).toBe(true);
-      const state = await stateOf(store, "k/s");
+      const state = await stateOf(store, "crash/s");
       expect(state).toMatchObject({ tail: 200, messageCount: 40, lastSeq: pad(39) });
       expect(await store.producers(state)).toMatchObject([["p", { epoch: 0, lastSeq: 39, lastNext: 200 }]]);
-      expect((await messagesOf(store, "k/s"))[39]).toBe(`m${pad(39)}`);
+      expect((await messagesOf(store, "crash/s"))[39]).toBe(`m${pad(39)}`);
     });
 
     t("§1.9 a crash with writes in flight keeps every acknowledged one, and each write whole: bytes, Stream-Seq and producer agree", async ({ engine }) => {
-      const keys = ["k/a", "k/b", "k/c"];
+      const keys = ["crash/a", "crash/b", "crash/c"];
       for (const key of keys) await created(engine.store, key);
       const acked = new Map(keys.map((k) => [k, 0]));
       const writes: Promise<unknown>[] = [];
@@ -96,38 +96,38 @@ export function crash(factory: EngineFactory): void {
     });
 
     t("§5.1 a write whose transaction failed is not there after a reopen, and its stream takes the same write again", async ({ engine }) => {
-      await created(engine.store, "k/s");
-      await engine.store.append("k/s", appendReq(["kept"], { producer: producer("p", 0, 0), streamSeq: "1" }));
-      const before = await fingerprint(engine.store, "k/s");
-      const fault = await engine.failWrites("k/s");
-      const failed = await engine.store.append("k/s", appendReq(["lost"], { producer: producer("p", 0, 1), streamSeq: "2", close: true })).then(() => false, () => true);
+      await created(engine.store, "crash/s");
+      await engine.store.append("crash/s", appendReq(["kept"], { producer: producer("p", 0, 0), streamSeq: "1" }));
+      const before = await fingerprint(engine.store, "crash/s");
+      const fault = await engine.failWrites("crash/s");
+      const failed = await engine.store.append("crash/s", appendReq(["lost"], { producer: producer("p", 0, 1), streamSeq: "2", close: true })).then(() => false, () => true);
       expect(failed).toBe(true);
       await fault.heal();
       const store = await engine.reopen();
-      expect(await fingerprint(store, "k/s")).toBe(before);
-      expect((await store.append("k/s", appendReq(["again"], { producer: producer("p", 0, 1), streamSeq: "2" }))).kind).toBe("accepted");
+      expect(await fingerprint(store, "crash/s")).toBe(before);
+      expect((await store.append("crash/s", appendReq(["again"], { producer: producer("p", 0, 1), streamSeq: "2" }))).kind).toBe("accepted");
     });
 
     t("§1.8 incarnation tokens keep increasing after a reopen and after a crash", async ({ engine }) => {
-      const tokens = [BigInt((await created(engine.store, "k/a")).incarnation)];
+      const tokens = [BigInt((await created(engine.store, "crash/a")).incarnation)];
       await engine.reopen();
-      tokens.push(BigInt((await created(engine.store, "k/b")).incarnation));
+      tokens.push(BigInt((await created(engine.store, "crash/b")).incarnation));
       await engine.crash();
-      tokens.push(BigInt((await created(engine.store, "k/c")).incarnation));
-      await engine.store.delete("k/a", null);
-      tokens.push(BigInt((await created(engine.store, "k/a")).incarnation));
+      tokens.push(BigInt((await created(engine.store, "crash/c")).incarnation));
+      await engine.store.delete("crash/a", null);
+      tokens.push(BigInt((await created(engine.store, "crash/a")).incarnation));
       for (let i = 1; i < tokens.length; i++) expect(tokens[i]! > tokens[i - 1]!).toBe(true);
     });
 
     t("§7.1 a stream's TTL runs on after a reopen from its last write, and it expires by the same clock", async ({ engine, clock }) => {
-      await created(engine.store, "k/s", { lifetime: { ttlSeconds: 100, expiresAtMs: null } });
+      await created(engine.store, "crash/s", { lifetime: { ttlSeconds: 100, expiresAtMs: null } });
       clock.now += 50_000;
-      await appendAll(engine.store, "k/s", "renews");
+      await appendAll(engine.store, "crash/s", "renews");
       const store = await engine.reopen();
       clock.now += 99_999;
-      expect(await store.get("k/s")).toBeDefined();
+      expect(await store.get("crash/s")).toBeDefined();
       clock.now += 1;
-      expect(await store.get("k/s")).toBeUndefined();
+      expect(await store.get("crash/s")).toBeUndefined();
     });
   });
 }

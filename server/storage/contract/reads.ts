@@ -15,10 +15,10 @@ export function reads(factory: EngineFactory): void {
   describe("reads §4.1–§4.2", () => {
     t("§3.3/§4.1 a byte read from any offset with any limit returns exactly the bytes there, up to the limit", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/s");
-      await appendAll(store, "d/s", "ab", "cde", "f", "ghij");
+      await created(store, "reads/s");
+      await appendAll(store, "reads/s", "ab", "cde", "f", "ghij");
       const all = "abcdefghij";
-      const state = await stateOf(store, "d/s");
+      const state = await stateOf(store, "reads/s");
       for (let from = 0; from <= all.length; from++) {
         for (const limit of [1, 2, 3, 5, 100]) {
           const slice = await store.readRange(state, from, limit, false);
@@ -30,9 +30,9 @@ export function reads(factory: EngineFactory): void {
 
     t("§4.2 a read in whole messages never splits one, and carries at least one however small the limit", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/s");
-      await appendAll(store, "d/s", "ab", "cde", "f", "ghij");
-      const state = await stateOf(store, "d/s");
+      await created(store, "reads/s");
+      await appendAll(store, "reads/s", "ab", "cde", "f", "ghij");
+      const state = await stateOf(store, "reads/s");
       expect(dec((await store.readRange(state, 0, 1, true)).chunks)).toEqual(["ab"]);
       expect(await store.readRange(state, 2, 4, true)).toMatchObject({ end: 6 });
       expect(dec((await store.readRange(state, 2, 4, true)).chunks)).toEqual(["cde", "f"]);
@@ -42,9 +42,9 @@ export function reads(factory: EngineFactory): void {
 
     t("§3.3 message boundaries: every append's start and the tail are boundaries, bytes inside a message are not", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/s");
-      await appendAll(store, "d/s", "ab", "cde");
-      const state = await stateOf(store, "d/s");
+      await created(store, "reads/s");
+      await appendAll(store, "reads/s", "ab", "cde");
+      const state = await stateOf(store, "reads/s");
       const starts = [];
       for (let offset = 0; offset <= 5; offset++) if (await store.isMessageStart(state, offset)) starts.push(offset);
       expect(starts).toEqual([0, 2, 5]);
@@ -52,10 +52,10 @@ export function reads(factory: EngineFactory): void {
 
     t("§4.1 a read serves the state it was given: bytes appended after that state was read are not in it", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/s");
-      await appendAll(store, "d/s", "old");
-      const before = await stateOf(store, "d/s");
-      await appendAll(store, "d/s", "new");
+      await created(store, "reads/s");
+      await appendAll(store, "reads/s", "old");
+      const before = await stateOf(store, "reads/s");
+      await appendAll(store, "reads/s", "new");
       expect(await store.readRange(before, 0, 100, false)).toMatchObject({ end: 3 });
       expect(dec((await store.readRange(before, 0, 100, true)).chunks)).toEqual(["old"]);
     });
@@ -64,8 +64,8 @@ export function reads(factory: EngineFactory): void {
   describe("live readers §4.3–§4.4", () => {
     t("§4.3 listeners hear of each committed append, close, floor rise and delete once it is readable, and of no refused or failed write", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/s", { streamSeq: "5" });
-      await created(store, "d/other");
+      await created(store, "reads/s", { streamSeq: "5" });
+      await created(store, "reads/other");
       const heard: string[] = [];
       // What a listener is told of is what a read started then finds: [told, found] tails.
       const found: Promise<[number | null, number | null]>[] = [];
@@ -74,20 +74,20 @@ export function reads(factory: EngineFactory): void {
           if (c.kind === "gone") heard.push(`gone ${c.key}`);
           else heard.push(`${c.kind} ${c.state.name}@${c.state.tail}${c.kind === "appended" ? ` from ${c.start}: ${dec(c.messages).join(",")}` : ""}`);
           const told = c.kind === "gone" ? null : c.state.tail;
-          found.push(Promise.resolve(store.get("d/s")).then((s) => [told, s?.tail ?? null]));
+          found.push(Promise.resolve(store.get("reads/s")).then((s) => [told, s?.tail ?? null]));
         }
       });
-      await store.append("d/s", appendReq(["ab", "c"], { streamSeq: "6" }));
-      await store.append("d/s", appendReq(["x"], { streamSeq: "6" }));
-      const fault = await engine.failWrites("d/other");
-      await store.append("d/other", appendReq(["lost"])).catch(() => undefined);
+      await store.append("reads/s", appendReq(["ab", "c"], { streamSeq: "6" }));
+      await store.append("reads/s", appendReq(["x"], { streamSeq: "6" }));
+      const fault = await engine.failWrites("reads/other");
+      await store.append("reads/other", appendReq(["lost"])).catch(() => undefined);
       await fault.heal();
-      await store.appendBatch("d/s", { contentType: "text/plain", frames: [[enc("d")], [enc("ef")]], incarnation: null });
-      await publish(store, "d/s", 3, "snap");
-      await retain(store, "d/s", 2);
-      await store.append("d/s", appendReq([], { close: true }));
-      await store.delete("d/s", null);
-      expect(heard).toEqual(["appended s@3 from 0: ab,c", "appended s@6 from 3: d,ef", "retained s@6", "closed s@6", "gone d/s"]);
+      await store.appendBatch("reads/s", { contentType: "text/plain", frames: [[enc("d")], [enc("ef")]], incarnation: null });
+      await publish(store, "reads/s", 3, "snap");
+      await retain(store, "reads/s", 2);
+      await store.append("reads/s", appendReq([], { close: true }));
+      await store.delete("reads/s", null);
+      expect(heard).toEqual(["appended s@3 from 0: ab,c", "appended s@6 from 3: d,ef", "retained s@6", "closed s@6", "gone reads/s"]);
       const tails = await Promise.all(found);
       expect(tails).toEqual([[3, 3], [6, 6], [6, 6], [6, 6], [null, null]]);
     });
@@ -96,54 +96,54 @@ export function reads(factory: EngineFactory): void {
   describe("reclaiming §7.2–§7.4", () => {
     t("§7.2/§7.4 once the source's rows below its floor are reclaimed, the source reads from its floor and a fork still has every inherited byte", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/src");
-      await appendAll(store, "d/src", "ab", "cde", "f");
-      await created(store, "d/fork", { fork: { sourceKey: "d/src", offset: 5, subOffset: null } });
-      await publish(store, "d/src", 5, "snap");
-      await retain(store, "d/src", 5);
+      await created(store, "reads/src");
+      await appendAll(store, "reads/src", "ab", "cde", "f");
+      await created(store, "reads/fork", { fork: { sourceKey: "reads/src", offset: 5, subOffset: null } });
+      await publish(store, "reads/src", 5, "snap");
+      await retain(store, "reads/src", 5);
       await engine.settle();
-      expect(await messagesOf(store, "d/src")).toEqual(["f"]);
-      expect(await stateOf(store, "d/src")).toMatchObject({ tail: 6, retained: 5 });
-      expect(await messagesOf(store, "d/fork")).toEqual(["ab", "cde"]);
-      expect(await bytesOf(store, "d/fork", 0, 2)).toBe("abcde");
+      expect(await messagesOf(store, "reads/src")).toEqual(["f"]);
+      expect(await stateOf(store, "reads/src")).toMatchObject({ tail: 6, retained: 5 });
+      expect(await messagesOf(store, "reads/fork")).toEqual(["ab", "cde"]);
+      expect(await bytesOf(store, "reads/fork", 0, 2)).toBe("abcde");
     });
 
     t("§7.4 a fork keeps its inherited bytes and snapshot once its source is deleted, replaces its snapshot, and is reclaimed", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/src", { body: enc("inherited") });
-      await publish(store, "d/src", 9, "shared snapshot");
-      await created(store, "d/fork", { fork: { sourceKey: "d/src", offset: null, subOffset: null } });
-      await created(store, "d/other", { fork: { sourceKey: "d/src", offset: null, subOffset: null } });
-      await appendAll(store, "d/src", "more");
-      await publish(store, "d/src", 13, "source's own");
-      await store.delete("d/src", null);
-      await store.delete("d/other", null);
+      await created(store, "reads/src", { body: enc("inherited") });
+      await publish(store, "reads/src", 9, "shared snapshot");
+      await created(store, "reads/fork", { fork: { sourceKey: "reads/src", offset: null, subOffset: null } });
+      await created(store, "reads/other", { fork: { sourceKey: "reads/src", offset: null, subOffset: null } });
+      await appendAll(store, "reads/src", "more");
+      await publish(store, "reads/src", 13, "source's own");
+      await store.delete("reads/src", null);
+      await store.delete("reads/other", null);
       await engine.settle();
-      expect(await messagesOf(store, "d/fork")).toEqual(["inherited"]);
-      expect(await snapshotBytes(store, "d/fork")).toBe("shared snapshot");
+      expect(await messagesOf(store, "reads/fork")).toEqual(["inherited"]);
+      expect(await snapshotBytes(store, "reads/fork")).toBe("shared snapshot");
     });
 
     t("§7.3 a replaced snapshot's reader keeps its bytes until it lets go, however long reclaiming has had", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/s");
-      await appendAll(store, "d/s", "ab", "cde");
-      await publish(store, "d/s", 2, "old");
-      const reader = await store.openSnapshot((await stateOf(store, "d/s")).snapshot!);
-      await publish(store, "d/s", 5, "new");
+      await created(store, "reads/s");
+      await appendAll(store, "reads/s", "ab", "cde");
+      await publish(store, "reads/s", 2, "old");
+      const reader = await store.openSnapshot((await stateOf(store, "reads/s")).snapshot!);
+      await publish(store, "reads/s", 5, "new");
       await engine.settle();
       const held: Uint8Array[] = [];
       for (let i = 0; i < reader.chunks; i++) held.push(await reader.chunk(i));
       await reader.release();
       expect(dec(held).join("")).toBe("old");
-      expect(await snapshotBytes(store, "d/s")).toBe("new");
+      expect(await snapshotBytes(store, "reads/s")).toBe("new");
     });
 
     t("§2.12 replaced attributes are reclaimed without touching the current ones", async ({ engine }) => {
       const { store } = engine;
-      await created(store, "d/s", { attrs: JSON.stringify({ title: "1" }) });
-      for (const title of ["2", "3", "4"]) await store.putAttrs("d/s", null, JSON.stringify({ title }));
+      await created(store, "reads/s", { attrs: JSON.stringify({ title: "1" }) });
+      for (const title of ["2", "3", "4"]) await store.putAttrs("reads/s", null, JSON.stringify({ title }));
       await engine.settle();
-      expect(await store.attrs(await stateOf(store, "d/s"))).toBe(JSON.stringify({ title: "4" }));
+      expect(await store.attrs(await stateOf(store, "reads/s"))).toBe(JSON.stringify({ title: "4" }));
     });
   });
 }
