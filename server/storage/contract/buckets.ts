@@ -142,6 +142,14 @@ export function buckets(factory: EngineFactory): void {
       expect(await store.putBucket("quota3")).toBe("created");
     }, { quotas: { maxBuckets: 2, maxStreamsPerBucket: Infinity } });
 
+    t("quotas: of creates in new buckets sharing one transaction, only as many as --max-buckets allows succeed", async ({ engine }) => {
+      const { store } = engine;
+      await store.putBucket("quota1");
+      const outcomes = await Promise.all([store.create("quota2/s", createReq("quota2/s")), store.putBucket("quota3"), store.create("quota4/s", createReq("quota4/s"))]);
+      expect(outcomes.map((o) => (typeof o === "string" ? o : o.kind === "error" ? o.code : o.kind))).toEqual(["created", "QUOTA_EXCEEDED", "QUOTA_EXCEEDED"]);
+      expect([await store.hasBucket("quota3"), await store.hasBucket("quota4")]).toEqual([false, false]);
+    }, { quotas: { maxBuckets: 2, maxStreamsPerBucket: Infinity } });
+
     t("quotas: streams past --max-streams-per-bucket are refused, even when their creates share one transaction; a delete makes room", async ({ engine }) => {
       const { store } = engine;
       await created(store, "quota/a");

@@ -83,6 +83,32 @@ export function forks(factory: EngineFactory): void {
       expect(own).toMatchObject({ ttlSeconds: null, expiresAtMs: 2_000_000_000_000 });
     });
 
+    t("§7.4 a fork decided in the same transaction as the source's create and appends inherits exactly what was committed before it", async ({ engine }) => {
+      const { store } = engine;
+      // Submitted in one turn: where the engine groups commits, one transaction decides them in order.
+      const outcomes = await Promise.all([
+        store.create("forks/src", createReq("forks/src", { body: enc("ab") })),
+        store.append("forks/src", appendReq(["cde"])),
+        store.create("forks/at-tail", createReq("forks/at-tail", fork("forks/src"))),
+        store.create("forks/sub", createReq("forks/sub", fork("forks/src", 2, 1))),
+        store.append("forks/src", appendReq(["f"])),
+        store.create("forks/later", createReq("forks/later", fork("forks/src", 5))),
+      ]);
+      expect(outcomes.map((o) => o.kind)).toEqual(["created", "accepted", "created", "created", "accepted", "created"]);
+      expect(await messagesOf(store, "forks/at-tail")).toEqual(["ab", "cde"]);
+      expect(await bytesOf(store, "forks/sub", 0)).toBe("abc");
+      expect(await messagesOf(store, "forks/later")).toEqual(["ab", "cde"]);
+      expect(await messagesOf(store, "forks/src")).toEqual(["ab", "cde", "f"]);
+    });
+
+    t("§7.1/§7.4 an expired source cannot be forked: it is absent", async ({ engine, clock }) => {
+      const { store } = engine;
+      await created(store, "forks/src", { body: enc("x"), lifetime: { ttlSeconds: 1, expiresAtMs: null } });
+      clock.now += 1_000;
+      expectError(await store.create("forks/f", createReq("forks/f", fork("forks/src"))), "STREAM_NOT_FOUND");
+      expect(await store.get("forks/f")).toBeUndefined();
+    });
+
     t("§7.4 a re-PUT of the same fork is idempotent; another offset or source is a 409", async ({ engine }) => {
       const { store } = engine;
       await source(store, "forks/src");

@@ -5,7 +5,7 @@
 
 import { describe, expect } from "bun:test";
 import type { EngineFactory } from "./engine";
-import { appendReq, contract, createReq, created, enc, expectError, fingerprint, messagesOf, stateOf, T0 } from "./helpers";
+import { appendReq, contract, createReq, created, enc, expectError, fingerprint, messagesOf, publish, stateOf, T0 } from "./helpers";
 
 const ttl = (seconds: number) => ({ lifetime: { ttlSeconds: seconds, expiresAtMs: null } });
 
@@ -50,6 +50,17 @@ export function lifetime(factory: EngineFactory): void {
         await store.attrs(await stateOf(store, "lifetime/s"));
         await store.producers(await stateOf(store, "lifetime/s"));
       }
+      clock.now = T0 + 10_000;
+      expect(await store.get("lifetime/s")).toBeUndefined();
+    });
+
+    t("§7.1 publishing a snapshot and advancing retention renew no TTL", async ({ engine, clock }) => {
+      const { store } = engine;
+      await created(store, "lifetime/s", { ...ttl(10), body: enc("abc") });
+      clock.now = T0 + 5_000;
+      expect((await publish(store, "lifetime/s", 3, "snap")).kind).toBe("published");
+      expect((await store.advanceRetention("lifetime/s", { kind: "offset", offset: 3 }, null)).kind).toBe("advanced");
+      expect((await stateOf(store, "lifetime/s")).touchedAtMs).toBe(T0);
       clock.now = T0 + 10_000;
       expect(await store.get("lifetime/s")).toBeUndefined();
     });

@@ -125,6 +125,16 @@ export function streams(factory: EngineFactory): void {
       expect(await fingerprint(store, "create/s")).toBe(before);
     });
 
+    t("§5.3/§5.6 a producer's close-only request is recorded: its retry is a duplicate that says the stream is closed, at the final tail", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "create/s");
+      await store.append("create/s", appendReq(["abc"], { producer: producer("p", 0, 0) }));
+      expect((await store.append("create/s", appendReq([], { close: true, producer: producer("p", 0, 1) }))).kind).toBe("accepted");
+      expect(await stateOf(store, "create/s")).toMatchObject({ closed: true, closedBy: { id: "p", epoch: 0, seq: 1 } });
+      expect(await store.append("create/s", appendReq([], { close: true, producer: producer("p", 0, 1) }))).toMatchObject({ kind: "duplicate", lastSeq: 1, nextOffset: 3, closed: true });
+      expect(await store.append("create/s", appendReq(["abc"], { producer: producer("p", 0, 0) }))).toMatchObject({ kind: "duplicate", nextOffset: null, closed: true });
+    });
+
     t("§5.5 a body of another type is a 409 without Stream-Last-Seq; a close-only request ignores its type", async ({ engine }) => {
       const { store } = engine;
       await created(store, "create/s", { contentType: "application/json", streamSeq: "1" });
