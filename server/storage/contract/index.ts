@@ -12,6 +12,7 @@ import { guards } from "./guards";
 import { incarnation } from "./incarnation";
 import { reads } from "./reads";
 import { lifetime } from "./lifetime";
+import { model } from "./model";
 import { resources } from "./resources";
 import { streams } from "./streams";
 
@@ -29,5 +30,6 @@ export function storeContract(name: string, factory: EngineFactory): void {
     reads(factory);
     buckets(factory);
     crash(factory);
+    model(factory);
   });
 }
