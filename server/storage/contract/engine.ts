@@ -46,6 +46,6 @@ export interface Engine {
 
 export interface EngineFactory {
   make(options: EngineOptions): Promise<Engine>;
-  /** Whether the data outlives the store: `reopen` and `crash` are tested only then. */
+  /** Whether the data outlives the store: the tests that reopen or crash it are run only then. */
   durable: boolean;
 }

@@ -23,8 +23,8 @@ export interface Ctx {
 }
 
 /** A test on a fresh engine, disposed of however the test ends. */
-export function contract(factory: EngineFactory, title: string, run: (ctx: Ctx) => Promise<void>, options: Omit<EngineOptions, "now"> = {}, durableOnly = false): void {
-  test.skipIf(durableOnly && !factory.durable)(title, async () => {
+export function contract(factory: EngineFactory, title: string, run: (ctx: Ctx) => Promise<void>, options: Omit<EngineOptions, "now"> = {}): void {
+  test(title, async () => {
     const clock = { now: T0 };
     const engine = await factory.make({ now: () => clock.now, ...options });
     try {
