@@ -9,6 +9,7 @@ import { jsonMessages } from "../../protocol/json-body";
 import { isProtocolError, type ErrorCode } from "../../protocol/errors";
 import type { ResourceTarget } from "../../protocol/retention";
 import { snapshotDigest } from "../../protocol/snapshot";
+import { createRequest } from "../../protocol/testing-state";
 import type { StreamState } from "../../protocol/state";
 import type { Store } from "../store";
 import type { Engine, EngineFactory, EngineOptions } from "./engine";
@@ -44,19 +45,7 @@ const split = (key: string) => {
 };
 
 export function createReq(key: string, overrides: Partial<CreateRequest> = {}): CreateRequest {
-  return {
-    ...split(key),
-    contentType: "text/plain",
-    lifetime: { ttlSeconds: null, expiresAtMs: null },
-    close: false,
-    streamSeq: null,
-    producer: null,
-    incarnation: null,
-    body: new Uint8Array(0),
-    attrs: null,
-    fork: null,
-    ...overrides,
-  };
+  return createRequest({ ...split(key), contentType: "text/plain", ...overrides });
 }
 
 /** An append of the given messages (none: a close-only request when `close` is set). */
