@@ -494,8 +494,10 @@ export class SqliteStore implements Store {
     return this.clientWrite((tx) => {
       if (!this.st.getBucket.get(bucket)) return "missing" as const;
       const names = this.db.query<{ name: string }, [string]>("SELECT name FROM streams WHERE bucket = ?").all(bucket);
-      // Expired streams are reclaimed here rather than counted (spec §2.3).
-      if (names.some(({ name }) => this.tx.live(tx, streamKey(bucket, name)) !== undefined)) return "not_empty" as const;
+      // Expired streams are reclaimed here rather than counted (spec §2.3), and a soft-deleted
+      // source is no live stream: its forks, in other buckets, hold it (spec §7.4).
+      const live = (name: string) => this.tx.live(tx, streamKey(bucket, name))?.softDeleted === false;
+      if (names.some(({ name }) => live(name))) return "not_empty" as const;
       this.st.deleteBucket.run(bucket);
       return "deleted" as const;
     }, false);

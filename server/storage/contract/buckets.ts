@@ -4,7 +4,7 @@
 import { describe, expect } from "bun:test";
 import type { Store } from "../store";
 import type { EngineFactory } from "./engine";
-import { appendReq, contract, createReq, created, enc, expectError, T0 } from "./helpers";
+import { appendReq, contract, createReq, created, enc, expectError, messagesOf, T0 } from "./helpers";
 
 const page = (prefix: string, after: string | null, limit: number) => ({ prefix, after, limit });
 
@@ -61,6 +61,20 @@ export function buckets(factory: EngineFactory): void {
       expect(await store.deleteBucket("bkt0")).toBe("deleted");
       expect(await store.hasBucket("bkt0")).toBe(false);
       expect(await store.get("bkt0/short")).toBeUndefined();
+    });
+
+    t("§2.3/§7.4 a soft-deleted source is no live stream: its bucket is empty once the source's forks live elsewhere", async ({ engine }) => {
+      const { store } = engine;
+      await created(store, "bkt0/src", { body: enc("x") });
+      await created(store, "bkt1/fork", { fork: { sourceKey: "bkt0/src", offset: null, subOffset: null } });
+      await store.delete("bkt0/src", null);
+      expect((await store.getBucket("bkt0"))?.streams).toBe(0);
+      expect(await store.deleteBucket("bkt0")).toBe("deleted");
+      // The fork keeps what it inherited, and its delete still takes the source with it.
+      expect(await messagesOf(store, "bkt1/fork")).toEqual(["x"]);
+      expect(await store.delete("bkt1/fork", null)).toEqual({ kind: "deleted", soft: false });
+      expect(await store.get("bkt0/src")).toBeUndefined();
+      expect((await created(store, "bkt0/src")).tail).toBe(0);
     });
   });
 
