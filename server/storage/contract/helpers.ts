@@ -23,6 +23,12 @@ export interface Ctx {
   clock: { now: number };
 }
 
+/**
+ * Far above what any test here needs on a quiet machine (under a second), so a machine shared with
+ * other work cannot time one out: bun's default of 5 s was reached by the property test under load.
+ */
+export const TIMEOUT_MS = 60_000;
+
 /** A test on a fresh engine, disposed of however the test ends. */
 export function contract(factory: EngineFactory, title: string, run: (ctx: Ctx) => Promise<void>, options: Omit<EngineOptions, "now"> = {}): void {
   test(title, async () => {
@@ -33,7 +39,7 @@ export function contract(factory: EngineFactory, title: string, run: (ctx: Ctx) 
     } finally {
       await engine.dispose();
     }
-  });
+  }, TIMEOUT_MS);
 }
 
 export const enc = (s: string) => new TextEncoder().encode(s);

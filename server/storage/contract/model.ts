@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { AppendDecision } from "../../protocol/append";
 import type { EngineFactory } from "./engine";
-import { appendReq, created, messagesOf, stateOf, T0 } from "./helpers";
+import { appendReq, created, messagesOf, stateOf, T0, TIMEOUT_MS } from "./helpers";
 
 const STREAMS = ["model/a", "model/b", "model/c"];
 
@@ -122,6 +122,6 @@ export function model(factory: EngineFactory): void {
         }),
         { numRuns: factory.durable ? 10 : 40 },
       );
-    });
+    }, 5 * TIMEOUT_MS);
   });
 }
