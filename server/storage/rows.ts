@@ -129,7 +129,6 @@ export class Statements {
   readonly insertBucket: Statement;
   readonly getBucket: Statement<{ bucket_id: string; created_at_ms: number }>;
   readonly deleteBucket: Statement;
-  readonly anyStreamIn: Statement<{ one: number }>;
   readonly getMeta: Statement<{ value: string }>;
   readonly setMeta: Statement;
 
@@ -157,7 +156,6 @@ export class Statements {
     this.insertBucket = db.prepare("INSERT OR IGNORE INTO buckets (bucket_id, created_at_ms) VALUES (?, ?)");
     this.getBucket = db.prepare("SELECT bucket_id, created_at_ms FROM buckets WHERE bucket_id = ?");
     this.deleteBucket = db.prepare("DELETE FROM buckets WHERE bucket_id = ?");
-    this.anyStreamIn = db.prepare("SELECT 1 AS one FROM streams WHERE bucket = ? LIMIT 1");
     this.getMeta = db.prepare("SELECT value FROM meta WHERE key = ?");
     this.setMeta = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   }

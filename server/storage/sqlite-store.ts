@@ -471,7 +471,7 @@ export class SqliteStore implements Store {
         : null;
       const decision = decideCreate(existing, request, source, (s) => this.tx.attrsOf(s));
       if (decision.kind !== "create") return decision;
-      const refused = this.quotaRefusal(decision.plan.bucket, true);
+      const refused = this.quotaRefusal(decision.plan.bucket, tx);
       if (refused) return refused;
       return { kind: "created", state: this.tx.create(tx, key, decision.plan) };
     });
@@ -529,7 +529,7 @@ export class SqliteStore implements Store {
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
     return this.clientWrite((tx) => {
       if (this.st.getBucket.get(bucket)) return "exists" as const;
-      const refused = this.quotaRefusal(bucket, false);
+      const refused = this.quotaRefusal(bucket, null);
       if (refused) return refused;
       this.st.insertBucket.run(bucket, this.now());
       tx.counts.buckets++;
@@ -550,13 +550,10 @@ export class SqliteStore implements Store {
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
     return this.clientWrite((tx) => {
       if (!this.st.getBucket.get(bucket)) return "missing" as const;
-      // Expired streams are reclaimed here rather than counted (spec §2.3); a soft-deleted source
-      // still holds its forks' history, so it keeps the bucket too.
-      if (this.streamCounts.streamsIn(tx, bucket) > 0) {
-        for (const key of this.streamCounts.mayHaveExpiredIn(bucket, this.now())) this.tx.live(tx, key);
-        if (this.streamCounts.streamsIn(tx, bucket) > 0) return "not_empty" as const;
-      }
-      if (this.st.anyStreamIn.get(bucket)) return "not_empty" as const;
+      // Expired streams are reclaimed here rather than counted (spec §2.3), and a soft-deleted
+      // source is no live stream: its forks, in other buckets, hold it (spec §7.4), and its row
+      // stays until the last of them goes.
+      if (this.liveStreamsIn(tx, bucket) > 0) return "not_empty" as const;
       this.st.deleteBucket.run(bucket);
       tx.counts.buckets--;
       return "deleted" as const;
@@ -657,16 +654,28 @@ export class SqliteStore implements Store {
 
   // ---- inside a transaction ------------------------------------------------------------------
 
-  /** Counted inside the write's transaction, so concurrent creates cannot both take the last place. */
-  private quotaRefusal(bucket: string, stream: boolean): ProtocolError | null {
+  /**
+   * Counted inside the write's transaction, so concurrent creates cannot both take the last place;
+   * `stream` is that transaction when the write creates a stream, null for an empty bucket.
+   */
+  private quotaRefusal(bucket: string, stream: Batch | null): ProtocolError | null {
     return quotaRefusal(
       this.quotas,
       this.st.getBucket.get(bucket) !== null,
       (upTo) => this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM (SELECT 1 FROM buckets LIMIT ?)").get(upTo)!.n,
-      stream
-        ? (upTo) => this.db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM streams WHERE bucket = ? AND soft_deleted = 0 LIMIT ?)").get(bucket, upTo)!.n
-        : null,
+      stream ? () => this.liveStreamsIn(stream, bucket) : null,
     );
+  }
+
+  /**
+   * The bucket's live streams as this transaction sees them. An expired stream is absent (spec
+   * §7.1): the ones whose stored deadline has passed are reclaimed first, so none holds a place
+   * until the sweeper finds it.
+   */
+  private liveStreamsIn(tx: Batch, bucket: string): number {
+    if (this.streamCounts.streamsIn(tx, bucket) === 0) return 0;
+    for (const key of this.streamCounts.mayHaveExpiredIn(bucket, this.now())) this.tx.live(tx, key);
+    return this.streamCounts.streamsIn(tx, bucket);
   }
 
   private reap(key: string): void {
