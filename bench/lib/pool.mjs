@@ -2,6 +2,7 @@
 // drive phases and sample CPU. Phases are shared through a SharedArrayBuffer:
 //   -1 hold (connect, then report ready), 0 warm-up (run, do not record), 1 measure, 2 stop.
 import { Worker } from "node:worker_threads";
+import { cpuMeter } from "./proc.mjs";
 import { sleep } from "./stats.mjs";
 
 export const PHASE = { HOLD: -1, WARMUP: 0, MEASURE: 1, STOP: 2 };
@@ -63,4 +64,23 @@ export function startParts(modulePath, fn, paramsFor, parts) {
   // If a worker fails before it is ready, surface that instead of waiting forever.
   const ready = Promise.race([Promise.all(readies), done.then(() => {})]);
   return { phases, ready, done };
+}
+
+/**
+ * The timed window of a closed-loop workload whose parts `startParts` started: once every part is
+ * connected, `p.warmupMs` unmeasured, then up to `p.durationMs` measured (a part also stops at its
+ * request cap). Returns the server's CPU over the window, its RSS before and after, and the parts' results.
+ */
+export async function measureWindow(server, p, { phases, ready, done }) {
+  await ready;
+  phases.set(PHASE.WARMUP);
+  await sleep(p.warmupMs);
+  const meter = cpuMeter(server.pid);
+  const rss0 = server.rssKiB();
+  phases.set(PHASE.MEASURE);
+  await Promise.race([sleep(p.durationMs), done]);
+  phases.set(PHASE.STOP);
+  const cpu = meter();
+  const rss1 = server.rssKiB();
+  return { cpu, rss0, rss1, parts: await done };
 }

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
-import { PHASE, startParts } from "../lib/pool.mjs";
+import { measureWindow, PHASE, startParts } from "../lib/pool.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
 import { Samples, sleep, totals } from "../lib/stats.mjs";
 
@@ -38,23 +38,11 @@ export async function run(server, p) {
   if (createFailures) throw new Error(`${createFailures} stream creations failed`);
 
   const threads = Math.max(1, Math.min(p.threads, p.writers));
-  const { phases, ready, done } = startParts(import.meta.url, "part", (index) => {
+  const { cpu, rss0, rss1, parts } = await measureWindow(server, p, startParts(import.meta.url, "part", (index) => {
     const writers = [];
     for (let w = index; w < p.writers; w += threads) writers.push({ id: w, path: `/v1/stream/${names[w % p.streams]}` });
     return { url: server.url, kind: p.kind, runId: p.runId, writers, maxRequests: Math.ceil(p.maxRequests / threads) };
-  }, threads);
-  await ready;
-  phases.set(PHASE.WARMUP);
-  await sleep(p.warmupMs);
-  const meter = cpuMeter(server.pid);
-  const rss0 = server.rssKiB();
-  phases.set(PHASE.MEASURE);
-  // Bounded in time; a worker also stops by itself at its request cap.
-  await Promise.race([sleep(p.durationMs), done]);
-  phases.set(PHASE.STOP);
-  const cpu = meter();
-  const rss1 = server.rssKiB();
-  const parts = await done;
+  }, threads));
 
   const lat = Samples.merge(parts.map((r) => r.lat));
   const { ok, non2xx, errors, totalReq, totalNon2xx, capped, errorSamples } = totals(parts, ["ok", "non2xx", "errors", "totalReq", "totalNon2xx"]);

@@ -7,9 +7,8 @@
 // Afterwards every stream is read from -1 and verified: each writer's messages are exactly the
 // ones it had acknowledged, in order, each once.
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
-import { PHASE, startParts } from "../lib/pool.mjs";
-import { cpuMeter } from "../lib/proc.mjs";
-import { Samples, sleep, totals } from "../lib/stats.mjs";
+import { measureWindow, PHASE, startParts } from "../lib/pool.mjs";
+import { Samples, totals } from "../lib/stats.mjs";
 import { jsonBody } from "./append.mjs";
 
 const BUCKET = "bench-batch";
@@ -32,22 +31,11 @@ export async function run(server, p) {
 
   const threads = Math.max(1, Math.min(p.threads, p.writers));
   const perRequest = batch ? p.frames : 1;
-  const { phases, ready, done } = startParts(import.meta.url, "part", (index) => {
+  const { cpu, rss0, rss1, parts } = await measureWindow(server, p, startParts(import.meta.url, "part", (index) => {
     const writers = [];
     for (let w = index; w < p.writers; w += threads) writers.push({ id: w, path: names[w % p.streams] });
     return { url: server.url, writers, perRequest, framed, maxRequests: Math.ceil(p.maxRequests / threads) };
-  }, threads);
-  await ready;
-  phases.set(PHASE.WARMUP);
-  await sleep(p.warmupMs);
-  const meter = cpuMeter(server.pid);
-  const rss0 = server.rssKiB();
-  phases.set(PHASE.MEASURE);
-  await Promise.race([sleep(p.durationMs), done]);
-  phases.set(PHASE.STOP);
-  const cpu = meter();
-  const rss1 = server.rssKiB();
-  const parts = await done;
+  }, threads));
 
   const lat = Samples.merge(parts.map((r) => r.lat));
   const { okRequests, non2xx, errors, totalNon2xx, badAcks, capped, errorSamples } = totals(parts, ["okRequests", "non2xx", "errors", "totalNon2xx", "badAcks"]);

@@ -11,8 +11,7 @@
 // every log is read back and verified: each commit's Stream-Seq equals the events before it,
 // its events are contiguous, and exactly the acknowledged commits are present.
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
-import { PHASE, startParts } from "../lib/pool.mjs";
-import { cpuMeter } from "../lib/proc.mjs";
+import { measureWindow, PHASE, startParts } from "../lib/pool.mjs";
 import { Samples, sleep, totals } from "../lib/stats.mjs";
 
 const pad20 = (n) => String(n).padStart(20, "0");
@@ -26,20 +25,11 @@ export async function run(server, p) {
     if (r.status < 200 || r.status > 299) throw new Error(`create ${name}: HTTP ${r.status}`);
   });
   const threads = Math.max(1, Math.min(p.threads, p.writers));
-  const { phases, ready, done } = startParts(import.meta.url, "part", (index) => {
+  const { cpu, parts } = await measureWindow(server, p, startParts(import.meta.url, "part", (index) => {
     const writers = [];
     for (let w = index; w < p.writers; w += threads) writers.push({ id: w, path: `/v1/stream/${names[w % p.streams]}` });
     return { url: server.url, writers, readEach: p.readEach !== false, maxRequests: Math.ceil(p.maxRequests / threads) };
-  }, threads);
-  await ready;
-  phases.set(PHASE.WARMUP);
-  await sleep(p.warmupMs);
-  const meter = cpuMeter(server.pid);
-  phases.set(PHASE.MEASURE);
-  await Promise.race([sleep(p.durationMs), done]);
-  phases.set(PHASE.STOP);
-  const cpu = meter();
-  const parts = await done;
+  }, threads));
 
   const { commits, conflicts, conflictsNoLastSeq, errors, reads, totalCommits, capped, errorSamples } = totals(parts, [
     "commits",
