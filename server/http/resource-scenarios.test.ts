@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { harness, type Harness } from "../testing/app-harness";
 import { frames } from "../testing/frames";
-import { runScenario, scenarioTitle, type Scenario } from "../testing/scenario";
+import { runScenario, scenarioTitle, seedScenarioStreams, setupRequest, type Scenario } from "../testing/scenario";
 
 const J = { "Content-Type": "application/json" };
 const T = { "Content-Type": "text/plain" };
@@ -17,18 +17,11 @@ const ALL = ["test-b/json", "test-b/text", "test-b/closed", "test-b/snap"];
 let h: Harness;
 beforeEach(async () => {
   h = harness();
-  const ok = async (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
-    const r = await h.request(method, path, { headers, body });
-    if (r.status >= 300) throw new Error(`setup ${method} ${path}: ${r.status} ${await r.text()}`);
-  };
-  await ok("PUT", "/test-b/json", J);
-  await ok("POST", "/test-b/json", { ...J, "Stream-Seq": "005", "Producer-Id": "p1", "Producer-Epoch": "1", "Producer-Seq": "0" }, '[{"n":1},{"n":2}]');
-  await ok("PUT", "/test-b/text", { ...T, "Stream-TTL": "3600" }, "hello");
-  await ok("PUT", "/test-b/closed", { ...T, "Stream-Closed": "true" }, "final");
+  await seedScenarioStreams(h);
   // Three 8-byte messages at 0, 8 and 16 (tail 24); the snapshot covers [0, 16), the floor is 8.
-  await ok("PUT", "/test-b/snap", { ...J, "Stream-Attrs": '{"title":"snap"}' }, '[{"n":1},{"n":2},{"n":3}]');
-  await ok("PUT", `/test-b/snap/snapshot/${at(16)}`, J, '{"count":2}');
-  await ok("PUT", `/test-b/snap/retention/${at(8)}`);
+  await setupRequest(h, "PUT", "/test-b/snap", { ...J, "Stream-Attrs": '{"title":"snap"}' }, '[{"n":1},{"n":2},{"n":3}]');
+  await setupRequest(h, "PUT", `/test-b/snap/snapshot/${at(16)}`, J, '{"count":2}');
+  await setupRequest(h, "PUT", `/test-b/snap/retention/${at(8)}`);
 });
 afterEach(() => h.close());
 

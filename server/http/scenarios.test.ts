@@ -3,7 +3,7 @@
 
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { harness, type Harness } from "../testing/app-harness";
-import { runScenario, scenarioTitle, type Scenario } from "../testing/scenario";
+import { runScenario, scenarioTitle, seedScenarioStreams, type Scenario } from "../testing/scenario";
 
 const J = { "Content-Type": "application/json" };
 const long = (n: number) => "x".repeat(n);
@@ -11,14 +11,7 @@ const long = (n: number) => "x".repeat(n);
 let h: Harness;
 beforeEach(async () => {
   h = harness();
-  const ok = async (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
-    const r = await h.request(method, path, { headers, body });
-    if (r.status >= 300) throw new Error(`setup ${method} ${path}: ${r.status} ${await r.text()}`);
-  };
-  await ok("PUT", "/test-b/json", J);
-  await ok("POST", "/test-b/json", { ...J, "Stream-Seq": "005", "Producer-Id": "p1", "Producer-Epoch": "1", "Producer-Seq": "0" }, '[{"n":1},{"n":2}]');
-  await ok("PUT", "/test-b/text", { "Content-Type": "text/plain", "Stream-TTL": "3600" }, "hello");
-  await ok("PUT", "/test-b/closed", { "Content-Type": "text/plain", "Stream-Closed": "true" }, "final");
+  await seedScenarioStreams(h);
 });
 afterEach(() => h.close());
 

@@ -46,3 +46,20 @@ export async function runScenario(h: Harness, s: Scenario, settle: () => Promise
   (s.unchanged ?? []).forEach((k, i) => expect(h.fingerprint(k)).toBe(before[i]!));
   if (s.absent) expect(h.fingerprint(s.absent)).toBeNull();
 }
+
+/** The request, which setup expects to succeed: anything from 300 up fails the test's setup. */
+export async function setupRequest(h: Harness, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<void> {
+  const r = await h.request(method, path, { headers, body });
+  if (r.status >= 300) throw new Error(`setup ${method} ${path}: ${r.status} ${await r.text()}`);
+}
+
+/**
+ * The streams every scenario table starts from: a JSON stream with a Stream-Seq and a producer,
+ * a text stream with a TTL, and a closed one.
+ */
+export async function seedScenarioStreams(h: Harness): Promise<void> {
+  await setupRequest(h, "PUT", "/test-b/json", { "Content-Type": "application/json" });
+  await setupRequest(h, "POST", "/test-b/json", { "Content-Type": "application/json", "Stream-Seq": "005", "Producer-Id": "p1", "Producer-Epoch": "1", "Producer-Seq": "0" }, '[{"n":1},{"n":2}]');
+  await setupRequest(h, "PUT", "/test-b/text", { "Content-Type": "text/plain", "Stream-TTL": "3600" }, "hello");
+  await setupRequest(h, "PUT", "/test-b/closed", { "Content-Type": "text/plain", "Stream-Closed": "true" }, "final");
+}
