@@ -90,7 +90,8 @@ CREATE TABLE IF NOT EXISTS snapshot_chunks (
  * in the transaction that creates or deletes. When a stream with a lifetime runs out is found
  * through its deadline (spec §7.1: `Stream-Expires-At`, or the last touch plus `Stream-TTL`), so
  * counts can leave out streams expired but not yet reclaimed, and the sweeper finds them. Streams
- * with a retained floor are found through their own index, to resume trimming after a crash.
+ * with a retained floor, and soft-deleted ones, are found through their own indexes, to resume
+ * trimming after a crash (an index created on open serves a version 6 or 7 database too).
  */
 const DEADLINE = "coalesce(expires_at_ms, touched_at_ms + ttl_s * 1000)";
 const HAS_LIFETIME = "(expires_at_ms IS NOT NULL OR ttl_s IS NOT NULL)";
@@ -98,7 +99,8 @@ export const STREAM_DEADLINE = { expression: DEADLINE, where: HAS_LIFETIME };
 const SCALE_INDEXES = `
 CREATE INDEX IF NOT EXISTS streams_by_deadline ON streams(${DEADLINE}) WHERE ${HAS_LIFETIME};
 CREATE INDEX IF NOT EXISTS streams_by_bucket_deadline ON streams(bucket, ${DEADLINE}) WHERE ${HAS_LIFETIME};
-CREATE INDEX IF NOT EXISTS streams_with_floor ON streams(id) WHERE retained_offset > 0;`;
+CREATE INDEX IF NOT EXISTS streams_with_floor ON streams(id) WHERE retained_offset > 0;
+CREATE INDEX IF NOT EXISTS streams_soft_deleted ON streams(id) WHERE soft_deleted = 1;`;
 
 /**
  * Version 7: forks by reference (lineage.ts). A fork stores only its own appends and reads below

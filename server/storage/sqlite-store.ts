@@ -250,7 +250,7 @@ export class SqliteStore implements Store {
         submit: (run) => this.writes.submit(run),
         producerClock: () => this.producerClock(),
       });
-      this.resources.reclaimLeftovers(this.withFloors());
+      this.resources.reclaimLeftovers(this.mayHoldUnreachedRows());
       this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -265,12 +265,17 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Streams with a retained floor, whose rows below it a crash may have left (reclaimLeftovers). */
-  private *withFloors(): Generator<[string, StreamState]> {
-    for (const { bucket, name } of this.db.query<{ bucket: string; name: string }, []>("SELECT bucket, name FROM streams WHERE retained_offset > 0").iterate()) {
-      const key = streamKey(bucket, name);
-      const state = this.cache.get(key);
-      if (state) yield [key, state];
+  /**
+   * The streams whose rows a crash may have left unreclaimed (reclaimLeftovers): those with a
+   * retained floor, and soft-deleted sources, which keep only what their forks reach.
+   */
+  private *mayHoldUnreachedRows(): Generator<[string, StreamState]> {
+    for (const where of ["retained_offset > 0", "soft_deleted = 1 AND retained_offset = 0"]) {
+      for (const { bucket, name } of this.db.query<{ bucket: string; name: string }, []>(`SELECT bucket, name FROM streams WHERE ${where}`).iterate()) {
+        const key = streamKey(bucket, name);
+        const state = this.cache.get(key);
+        if (state) yield [key, state];
+      }
     }
   }
 
