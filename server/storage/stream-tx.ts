@@ -8,7 +8,7 @@ import { applyAppend, producerAfter, type AppendEffect } from "../protocol/appen
 import { isJsonType } from "../protocol/content-type";
 import type { CreatePlan } from "../protocol/create";
 import { nextIncarnation } from "../protocol/incarnation";
-import { isExpired } from "../protocol/lifetime";
+import { hasExpired, planDelete, type DeleteEffect } from "../protocol/delete";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import type { AttrsTable } from "./attrs-table";
 import type { Batch } from "./batch";
@@ -48,10 +48,9 @@ export class StreamTx {
   live(tx: Batch, key: string): StreamState | undefined {
     const state = tx.get(key);
     if (state && this.d.damage.count > 0) this.d.damage.refuseWrites(state);
-    if (!state || state.softDeleted || !isExpired(state, this.d.now())) return state;
-    if (state.forkRefs > 0) this.softDelete(tx, state);
-    else this.hardDelete(tx, state);
-    return state.forkRefs > 0 ? tx.get(key) : undefined;
+    if (!state || !hasExpired(state, this.d.now())) return state;
+    const plan = this.delete(tx, state);
+    return plan.soft ? tx.get(key) : undefined;
   }
 
   /** The stored attributes of a state this transaction sees (its own changes included). */
@@ -103,15 +102,9 @@ export class StreamTx {
    * Once this transaction is durable, the stream and each of its sources give back what no reader
    * reaches: a floor that rose, or a fork deleted, may free rows all the way up its lineage.
    */
-  private reclaimUp(tx: Batch, state: StreamState, self: boolean): void {
-    const targets: [number, string][] = self ? [[state.id, streamKey(state.bucket, state.name)]] : [];
-    for (let s = state; s.fork; ) {
-      const source = tx.get(s.fork.sourceKey);
-      if (!source || source.id !== s.fork.sourceId) break;
-      targets.push([source.id, s.fork.sourceKey]);
-      s = source;
-    }
-    if (targets.length === 0) return;
+  private reclaimUp(tx: Batch, state: StreamState): void {
+    const targets: [number, string][] = [[state.id, streamKey(state.bucket, state.name)]];
+    for (const source of this.sources(tx, state)) targets.push([source.id, streamKey(source.bucket, source.name)]);
     tx.onDurable.push(() => {
       for (const [id, key] of targets) this.d.reclaimer().floor(id, key);
     });
@@ -235,36 +228,56 @@ export class StreamTx {
     const next = { ...state, retained: floor };
     tx.put(next);
     tx.changes.push({ kind: "retained", state: next });
-    this.reclaimUp(tx, next, true);
+    this.reclaimUp(tx, next);
     return next;
   }
 
+  /** Deletes the stream as protocol/delete.ts plans it: soft, hard, and up its fork chain. */
   delete(tx: Batch, state: StreamState): { soft: boolean } {
-    if (state.forkRefs > 0) {
-      this.softDelete(tx, state);
-      return { soft: true };
+    // The whole chain is loaded before any row goes: a source not yet in memory is loaded with
+    // the forks whose rows refer to it (state-loader.ts), and the deleted ones must be among them.
+    const plan = planDelete(state, this.sources(tx, state));
+    for (const effect of plan.effects) this.applyDelete(tx, effect);
+    return { soft: plan.soft };
+  }
+
+  /** The stream's fork chain as this transaction sees it, nearest source first. */
+  private sources(tx: Batch, state: StreamState): StreamState[] {
+    const out: StreamState[] = [];
+    for (let s = state; s.fork; ) {
+      const source = tx.get(s.fork.sourceKey);
+      if (!source || source.id !== s.fork.sourceId) break;
+      out.push(source);
+      s = source;
     }
-    this.hardDelete(tx, state);
-    return { soft: false };
+    return out;
+  }
+
+  private applyDelete(tx: Batch, effect: DeleteEffect): void {
+    switch (effect.kind) {
+      case "soft-delete":
+        return this.softDelete(tx, effect.state, effect.next);
+      case "hard-delete":
+        return this.hardDelete(tx, effect.state);
+      case "release-source":
+        tx.put(effect.next);
+        return this.reclaimUp(tx, effect.next);
+    }
   }
 
   /** Its rows stay for its forks to read; those no fork reaches go behind it (trimUnreached). */
-  private softDelete(tx: Batch, state: StreamState): void {
+  private softDelete(tx: Batch, state: StreamState, next: StreamState): void {
     this.d.st.deleteProducers.run(state.id);
     this.releaseAttrs(tx, state);
     this.releaseSnapshot(tx, state);
-    const next = { ...state, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null };
     tx.put(next);
     tx.counts.stream(state.bucket, -1);
-    this.reclaimUp(tx, next, true);
+    this.reclaimUp(tx, next);
     tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
   }
 
   private hardDelete(tx: Batch, state: StreamState): void {
     const key = streamKey(state.bucket, state.name);
-    // Looked up before this stream's row goes: a source not yet in memory is loaded with the
-    // forks whose rows refer to it (state-loader.ts), and this one must be among them.
-    const source = state.fork && tx.get(state.fork.sourceKey);
     this.d.log.deleteStream(tx, state.id);
     this.d.st.deleteProducers.run(state.id);
     this.d.st.deleteStreamRow.run(state.id);
@@ -275,14 +288,6 @@ export class StreamTx {
     tx.remove(key);
     tx.changes.push({ kind: "gone", id: state.id, key });
     tx.onDurable.push(() => this.d.reclaimer().drop(state.id));
-    if (!state.fork || !source || source.id !== state.fork.sourceId) return;
-    const released = { ...source, forkRefs: source.forkRefs - 1 };
-    // The last fork of a soft-deleted source takes the source with it, up the chain.
-    if (released.softDeleted && released.forkRefs === 0) this.hardDelete(tx, released);
-    else {
-      tx.put(released);
-      this.reclaimUp(tx, state, false);
-    }
   }
 
   private releaseAttrs(tx: Batch, state: StreamState): void {
