@@ -7,7 +7,7 @@
 import { applyAppend, producerAfter, type AppendEffect } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import type { CreatePlan } from "../protocol/create";
-import { nextIncarnation } from "../protocol/incarnation";
+import { createAppend, initialState, mintIncarnation } from "../protocol/new-stream";
 import { hasExpired, planDelete, type DeleteEffect } from "../protocol/delete";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import type { AttrsTable } from "./attrs-table";
@@ -112,41 +112,16 @@ export class StreamTx {
 
   create(tx: Batch, key: string, plan: CreatePlan): StreamState {
     const now = this.d.now();
-    this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
-    const incarnation = String(this.lastIncarnation);
-    this.d.st.setMeta.run("last_incarnation", incarnation);
+    const minted = mintIncarnation(this.lastIncarnation, now);
+    this.lastIncarnation = minted.counter;
+    this.d.st.setMeta.run("last_incarnation", minted.token);
     if (this.d.st.insertBucket.run(plan.bucket, now).changes > 0) tx.counts.buckets++;
     tx.counts.stream(plan.bucket, 1);
     const fork = plan.fork;
     // Before the fork's row exists: loaded after it, the source would count it twice (hardDelete).
     const source = fork && tx.get(fork.sourceKey)!;
-    let state: StreamState = {
-      id: 0,
-      bucket: plan.bucket,
-      name: plan.name,
-      incarnation,
-      contentType: plan.contentType,
-      tail: 0,
-      messageCount: 0,
-      closed: false,
-      closedBy: null,
-      lastSeq: plan.streamSeq,
-      ttlSeconds: plan.lifetime.ttlSeconds,
-      expiresAtMs: plan.lifetime.expiresAtMs,
-      touchedAtMs: now,
-      createdAtMs: now,
-      lastWriteAtMs: null,
-      fork: fork && { sourceKey: fork.sourceKey, sourceId: fork.sourceId, offset: fork.offset, subOffset: fork.subOffset },
-      softDeleted: false,
-      forkRefs: 0,
-      attrsId: null,
-      retained: fork?.retained ?? 0,
-      snapshot: fork?.snapshot ?? null,
-      producers: new Map(),
-    };
+    let state = initialState(plan, minted.token, now);
     state = { ...state, id: this.d.st.insert(state) };
-    // Whether the row must be written again: the insert wrote all there is of a plain create.
-    const rewrite = plan.attrs !== null || fork !== null || plan.messages.length > 0 || plan.close || plan.producer !== null;
     if (plan.attrs !== null) state = { ...state, attrsId: this.d.attrs.insert(state.id, plan.attrs) };
     if (fork && source) {
       // Fork by reference (spec §7.4, lineage.ts): the fork reads below its offset through its
@@ -157,12 +132,10 @@ export class StreamTx {
       if (fork.snapshot) this.d.blobs.reference(fork.snapshot.blobId, 1);
       tx.put({ ...source, forkRefs: source.forkRefs + 1 });
     }
-    if (plan.messages.length > 0 || plan.close || plan.producer) {
-      const bytes = plan.messages.reduce((sum, m) => sum + m.length, 0);
-      const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false };
-      state = this.append(tx, key, state, effect);
-    }
-    if (rewrite) tx.put(state);
+    const body = createAppend(plan, state.tail);
+    if (body !== null) state = this.append(tx, key, state, body);
+    // Whether the row must be written again: the insert wrote all there is of a plain create.
+    if (plan.attrs !== null || fork !== null || body !== null) tx.put(state);
     else tx.putWritten(key, state);
     return state;
   }
