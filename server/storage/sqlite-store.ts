@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { decideAppend, type AppendRequest } from "../protocol/append";
-import { decideCreate, type CreateRequest } from "../protocol/create";
+import { decideCreate, forkOffset, type CreateRequest, type ForkRequest, type ForkSource } from "../protocol/create";
 import { isProtocolError, type ProtocolError } from "../protocol/errors";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
@@ -482,19 +482,20 @@ export class SqliteStore implements Store {
 
   create(key: string, request: CreateRequest): Promise<CreateOutcome> {
     return this.clientWrite((tx): CreateOutcome => {
+      // What the decision reads (protocol/create.ts), loaded before it is asked.
       const existing = this.tx.live(tx, key);
-      const source = request.fork
-        ? (() => {
-            const state = this.tx.live(tx, request.fork.sourceKey);
-            return { state, appendAt: (offset: number) => this.log.appendAt(tx, state!, this.tx.lineage(tx, state!), offset) };
-          })()
-        : null;
-      const decision = decideCreate(existing, request, source, (s) => this.tx.attrsOf(s));
+      const source = request.fork ? this.forkSource(tx, request.fork) : null;
+      const decision = decideCreate(existing, request, source, existing ? this.tx.attrsOf(existing) : null);
       if (decision.kind !== "create") return decision;
       const refused = this.quotaRefusal(decision.plan.bucket, tx);
       if (refused) return refused;
       return { kind: "created", state: this.tx.create(tx, key, decision.plan) };
     });
+  }
+
+  private forkSource(tx: Batch, fork: ForkRequest): ForkSource {
+    const state = this.tx.live(tx, fork.sourceKey);
+    return { state, appendAt: state ? this.log.appendAt(tx, state, this.tx.lineage(tx, state), forkOffset(fork, state)) : null };
   }
 
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
