@@ -10,7 +10,7 @@ import { decideAttrsPut } from "../protocol/attrs";
 import { isProtocolError } from "../protocol/errors";
 import type { ProducerClock } from "../protocol/producer";
 import { checkAddressed } from "../protocol/read";
-import { decideRetention, type ResourceTarget } from "../protocol/retention";
+import { decideRetention, targetOffset, type ResourceTarget } from "../protocol/retention";
 import { decidePublish, type PublishRequest } from "../protocol/snapshot";
 import type { SnapshotMeta, StreamState } from "../protocol/state";
 import type { AttrsTable } from "./attrs-table";
@@ -125,7 +125,7 @@ export class ResourceStore {
     const staged = (upload as SnapshotStaging).end();
     return this.d.submit((tx): PublishOutcome => {
       const state = streams.live(tx, key);
-      const decision = decidePublish(state, request, digest, (offset) => streams.isBoundary(tx, state!, offset));
+      const decision = decidePublish(state, request, digest, streams.atBoundary(tx, state, targetOffset(request.target)));
       if (decision.kind !== "publish") {
         streams.dropStaged(tx, staged.blobId);
         return decision;
@@ -161,7 +161,7 @@ export class ResourceStore {
     const { tx: streams } = this.d;
     return this.d.submit((tx): RetentionOutcome => {
       const state = streams.live(tx, key);
-      const decision = decideRetention(state, target, incarnation, (offset) => streams.isBoundary(tx, state!, offset));
+      const decision = decideRetention(state, target, incarnation, streams.atBoundary(tx, state, targetOffset(target)));
       if (decision.kind !== "advance") return decision;
       return { kind: "advanced", state: streams.setFloor(tx, decision.state, decision.floor) };
     });
