@@ -110,7 +110,8 @@ export class ResourceStore {
   putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
     const { tx: streams } = this.d;
     return this.d.submit((tx): AttrsOutcome => {
-      const decision = decideAttrsPut(streams.live(tx, key), incarnation, attrs, (s) => streams.attrsOf(s));
+      const state = streams.live(tx, key);
+      const decision = decideAttrsPut(state, incarnation, attrs, state ? streams.attrsOf(state) : null);
       if (decision.kind !== "replace") return decision;
       return { kind: "replaced", state: streams.setAttrs(tx, decision.state, decision.attrs) };
     });
