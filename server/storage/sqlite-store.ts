@@ -10,7 +10,7 @@ import { decideCreate, forkOffset, type CreateRequest, type ForkRequest, type Fo
 import { isProtocolError, type ProtocolError } from "../protocol/errors";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
-import { NO_QUOTAS, quotaRefusal, type Quotas } from "../protocol/quota";
+import { NO_QUOTAS, quotaCounts, quotaRefusal, type Quotas } from "../protocol/quota";
 import { checkAddressed } from "../protocol/read";
 import type { ResourceTarget } from "../protocol/retention";
 import type { PublishRequest } from "../protocol/snapshot";
@@ -680,12 +680,11 @@ export class SqliteStore implements Store {
    * `stream` is that transaction when the write creates a stream, null for an empty bucket.
    */
   private quotaRefusal(bucket: string, stream: Batch | null): ProtocolError | null {
-    return quotaRefusal(
-      this.quotas,
-      this.st.getBucket.get(bucket) !== null,
-      (upTo) => this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM (SELECT 1 FROM buckets LIMIT ?)").get(upTo)!.n,
-      stream ? () => this.liveStreamsIn(stream, bucket) : null,
-    );
+    const { bucketsUpTo, streamsUpTo } = quotaCounts(this.quotas, this.st.getBucket.get(bucket) !== null, stream !== null);
+    return quotaRefusal(this.quotas, {
+      buckets: bucketsUpTo === null ? null : this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM (SELECT 1 FROM buckets LIMIT ?)").get(bucketsUpTo)!.n,
+      streams: streamsUpTo === null ? null : this.liveStreamsIn(stream!, bucket),
+    });
   }
 
   /**
