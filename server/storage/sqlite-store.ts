@@ -34,6 +34,7 @@ import { ResourceStore } from "./resource-store";
 import { Statements } from "./rows";
 import { SnapshotBlobs } from "./snapshot-blobs";
 import { stderrLog, type StoreLog } from "./store-log";
+import { TtlTouches } from "./ttl-touches";
 import type {
   AttrsOutcome,
   BatchOutcome,
@@ -116,16 +117,13 @@ export class SqliteStore implements Store {
   private readonly streamCounts: StreamCounts;
   private readonly durableCounts: DurableCounts;
   private readonly listing: Listing;
-  /** Streams whose TTL touch in the cache is later than their row's (renewTtl), and those being written. */
-  private readonly unsavedTouches = new Set<string>();
-  private readonly touchesInFlight = new Set<string>();
+  private readonly touches: TtlTouches;
   /** Committed, not yet durable: what the next writes are decided against. */
   private readonly pending = new Map<string, StreamState | null>();
   private readonly writes: GroupCommit<Batch>;
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
   private readonly now: () => number;
   private readonly pendingReaps = new Set<string>();
-  private readonly touchPersistedAt = new Map<number, number>();
   private readonly tx: StreamTx;
   private readonly resources: ResourceStore;
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -180,11 +178,13 @@ export class SqliteStore implements Store {
       this.cache = new StreamCache(
         {
           load: (key) => this.loader.load(key),
-          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.savingTouch(key, state),
-          evicted: (_key, state) => state && this.touchPersistedAt.delete(state.id),
+          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.touches.saving(key, state),
+          evicted: (_key, state) => state && this.touches.forget(state.id),
         },
         options.cachedStreams,
       );
+      const updateTouch = this.st.updateTouch;
+      this.touches = new TtlTouches({ cache: this.cache, now: this.now, submit: (run) => this.writes.submit(run), writeTouch: (at, id) => updateTouch.run(at, id) });
       this.streamCounts = new StreamCounts(this.db, this.st);
       this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
       this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
@@ -201,7 +201,7 @@ export class SqliteStore implements Store {
         blobs,
         reclaimer: () => this.resources.reclaimer,
         now: this.now,
-        forget: (id) => this.touchPersistedAt.delete(id),
+        forget: (id) => this.touches.forget(id),
         damage: this.damage,
         forkKeys: (id) => forksOf.all(id).map((r) => streamKey(r.bucket, r.name)),
       });
@@ -404,43 +404,7 @@ export class SqliteStore implements Store {
   }
 
   async renewTtl(key: string): Promise<void> {
-    const state = this.cache.get(key);
-    if (!state || state.ttlSeconds === null || state.softDeleted) return;
-    const now = this.now();
-    this.cache.set(key, { ...state, touchedAtMs: now });
-    // Persisting every read's touch would make reads into writes; a quarter of the TTL is the
-    // most a crash can shorten a stream's life by. The cache keeps the touch meanwhile.
-    const persisted = this.touchPersistedAt.get(state.id) ?? state.touchedAtMs;
-    if (now - persisted < (state.ttlSeconds * 1000) / 4) {
-      this.unsavedTouches.add(key);
-      return;
-    }
-    this.saveTouch(key, state.id, now);
-  }
-
-  /**
-   * Whether the stream holds a touch not yet durable: if not yet written, it is written now. The
-   * entry stays until it is durable: reloaded from its row before that, it would lose the touch.
-   */
-  private savingTouch(key: string, state: StreamState | null): boolean {
-    if (this.touchesInFlight.has(key)) return true;
-    if (!this.unsavedTouches.has(key)) return false;
-    if (state) this.saveTouch(key, state.id, state.touchedAtMs);
-    else this.unsavedTouches.delete(key);
-    return true;
-  }
-
-  private saveTouch(key: string, id: number, now: number): void {
-    this.unsavedTouches.delete(key);
-    this.touchesInFlight.add(key);
-    this.touchPersistedAt.set(id, now);
-    this.writes
-      .submit((tx) => {
-        const s = tx.get(key);
-        if (s && s.id === id) this.st.updateTouch.run(s.touchedAtMs, s.id);
-      })
-      .catch(() => this.touchPersistedAt.delete(id))
-      .finally(() => this.touchesInFlight.delete(key));
+    this.touches.renew(key);
   }
 
   // ---- writes: group committed -------------------------------------------------------------
