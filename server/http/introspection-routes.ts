@@ -11,7 +11,7 @@ import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import type { BucketPage, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
 import { isJsonType } from "../protocol/content-type";
-import { searchMessages } from "../storage/message-search";
+import { searchMessages } from "./message-search";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
