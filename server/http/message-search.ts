@@ -6,7 +6,7 @@
 
 import type { SearchMatch, SearchPage } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
-import type { Store } from "./store";
+import type { Store } from "../storage/store";
 
 export const SEARCH_BYTES = 4 * 1024 * 1024;
 const PREVIEW_BYTES = 240;
@@ -25,8 +25,8 @@ export interface SearchQuery {
 const utf8 = new TextEncoder();
 const decoder = new TextDecoder();
 
-export function searchMessages(store: Store, state: StreamState, json: boolean, q: SearchQuery): SearchPage {
-  const slice = store.readRange(state, q.from, SEARCH_BYTES, true);
+export async function searchMessages(store: Store, state: StreamState, json: boolean, q: SearchQuery): Promise<SearchPage> {
+  const slice = await store.readRange(state, q.from, SEARCH_BYTES, true);
   const needle = q.matchCase ? utf8.encode(q.text) : lowerAscii(utf8.encode(q.text));
   const path = q.field === "" ? null : q.field.split(".");
   const wanted = parseValue(q.value);
