@@ -6,6 +6,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { createRequest } from "../protocol/testing-state";
 import { inTempDir } from "../testing/temp-dir";
+import { Checkpoints, MAX_HOLD_MS } from "./checkpoints";
 import { SqliteStore } from "./sqlite-store";
 
 const MESSAGE = new Uint8Array(4096).fill(1);
@@ -35,4 +36,26 @@ test("under a steady stream of commits the WAL restarts instead of growing", asy
       await store.close();
     }
   });
+});
+
+test("a checkpoint that outlasts the hold is copying a backlog: the next one holds no write back, and the first quick one holds again", async () => {
+  const events: string[] = [];
+  // The first checkpoint takes 4 holds' worth; every later one is instant.
+  const checkpoints = new Checkpoints(
+    new URL("../testing/timed-checkpointer.ts", import.meta.url),
+    `${4 * MAX_HOLD_MS}`,
+    0,
+    () => events.push("hold"),
+    (m) => events.push(m.message),
+    5,
+  );
+  try {
+    // A write before every tick, as under a steady load.
+    const writes = setInterval(() => checkpoints.committed(), 1);
+    await Bun.sleep(12 * MAX_HOLD_MS);
+    clearInterval(writes);
+    expect(events.slice(0, 5)).toEqual(["hold", "asked 1", "asked 2", "hold", "asked 3"]);
+  } finally {
+    await checkpoints.close();
+  }
 });
