@@ -1,5 +1,6 @@
 // Tables for the terminal and for RESULTS.md, from best-of-rounds results.
 import { BUSY_PCT, STALL_PCT, STEAL_PCT } from "./bench.mjs";
+import { scaleTable } from "./scale-table.mjs";
 import { SERVER_KINDS } from "./servers.mjs";
 
 const f = (d) => (x) => (x == null || !Number.isFinite(x) ? "-" : x.toFixed(d));
@@ -196,6 +197,12 @@ export function renderReport({ bests, targets, skippedServers, runs }, { md = fa
       b.metrics ? cols.map(([, fn]) => fn(b, b.metrics, bests)) : [b.case, label(b.server), `FAILED: ${String(b.error).split("\n")[0].slice(0, 100)}`, ...cols.slice(3).map(() => "")],
     );
     out.push(renderTable(cols.map(([n]) => n), body, md));
+    if (md) out.push("");
+  }
+  const scale = scaleTable(bests, renderTable, md);
+  if (scale) {
+    h("issue 21's scale table (one column per size)");
+    out.push(scale);
     if (md) out.push("");
   }
   if (targets.length) {

@@ -29,6 +29,14 @@ export class Checkpoints {
   private committedSince = false;
   /** Whether the last checkpoint asked for had writes before it. */
   private wroteBefore = false;
+  /**
+   * Whether the last checkpoint finished within MAX_HOLD_MS. One that did not was copying a
+   * backlog (a burst's WAL), and so will the next: no hold lets it finish with no transaction in
+   * between, so holding writes for it would only make each write that arrives meanwhile wait up to
+   * MAX_HOLD_MS (a fork PUT just after a 1 GiB fill). The first quick one holds again.
+   */
+  private quick = true;
+  private askedAt = 0;
 
   /**
    * @param hold starts no transaction until the promise settles (GroupCommit.hold)
@@ -67,17 +75,20 @@ export class Checkpoints {
     this.wroteBefore = writes;
     this.committedSince = false;
     const id = ++this.lastId;
+    const hold = writes && this.quick;
     const done = new Promise<void>((resolve) => {
       this.waiting = { id, answered: resolve };
-      if (writes) setTimeout(resolve, MAX_HOLD_MS).unref();
+      if (hold) setTimeout(resolve, MAX_HOLD_MS).unref();
     });
+    this.askedAt = performance.now();
     this.worker.postMessage({ checkpoint: id } satisfies CheckpointRequest);
-    if (writes) this.hold(done);
+    if (hold) this.hold(done);
   }
 
   private answered(): void {
     const w = this.waiting!;
     this.waiting = null;
+    this.quick = performance.now() - this.askedAt <= MAX_HOLD_MS;
     w.answered();
   }
 

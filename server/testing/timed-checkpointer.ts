@@ -1,0 +1,20 @@
+// A stand-in for the checkpoint thread (storage/checkpointer.ts) whose checkpoints take as long as
+// the test says: `path` is a comma-separated list of milliseconds, one per checkpoint in order
+// (0 once the list runs out). Each request is reported when it arrives, so a test sees which
+// checkpoints were asked for and which of them held writes back.
+
+import type { CheckpointDone, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "../storage/checkpointer";
+
+declare const self: Worker;
+
+let durations: number[] = [];
+
+self.onmessage = (event: MessageEvent<CheckpointerStart | CheckpointRequest>) => {
+  const m = event.data;
+  if ("path" in m) {
+    durations = m.path.split(",").map(Number);
+    return;
+  }
+  self.postMessage({ level: "info", message: `asked ${m.checkpoint}` } satisfies CheckpointerMessage);
+  setTimeout(() => self.postMessage({ done: m.checkpoint } satisfies CheckpointDone), durations.shift() ?? 0);
+};
