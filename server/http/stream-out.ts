@@ -30,6 +30,10 @@ export function streamOut(pieces: Iterator<Uint8Array>, release: () => void, sig
   });
 }
 
+const OPEN = Uint8Array.of(0x5b);
+const COMMA = 0x2c;
+const CLOSE = 0x5d;
+
 /** Pieces at least this large are written as they are; smaller ones are copied together first. */
 const DIRECT_BYTES = 16 * 1024;
 /** The buffer small pieces are copied into, written whenever the next piece would not fit. */
@@ -63,6 +67,23 @@ export class PieceWriter {
       return true;
     }
     return this.putAfterFlush(piece);
+  }
+
+  /** A stored JSON message (spec §4.2 array mode) with its closing LF written as `separator`. */
+  putMessage(message: Uint8Array, separator: number): true | Promise<void> {
+    if (message.length < DIRECT_BYTES && this.used + message.length <= GROUP_BYTES) {
+      this.group.set(message, this.used);
+      this.used += message.length;
+      this.group[this.used - 1] = separator;
+      return true;
+    }
+    return this.putMessageAfterFlush(message, separator);
+  }
+
+  private async putMessageAfterFlush(message: Uint8Array, separator: number): Promise<void> {
+    await this.putAfterFlush(message.subarray(0, message.length - 1));
+    const written = this.put(Uint8Array.of(separator));
+    if (written !== true) await written;
   }
 
   private async putAfterFlush(piece: Uint8Array): Promise<void> {
@@ -123,9 +144,6 @@ export function piecesOut(pieces: Uint8Array[]): ReadableStream<Uint8Array> | Ui
   });
 }
 
-const OPEN = new Uint8Array([0x5b]);
-const COMMA = new Uint8Array([0x2c]);
-const CLOSE = new Uint8Array([0x5d]);
 
 /**
  * Stored JSON messages (each ending in its LF) as one JSON array (spec §4.2): `[`, each message's
@@ -137,10 +155,7 @@ export function jsonArrayOut(messages: Uint8Array[]): ReadableStream<Uint8Array>
     out.put(OPEN);
     const last = messages.length - 1;
     for (let i = 0; i <= last; i++) {
-      const m = messages[i]!;
-      let written = out.put(m.subarray(0, m.length - 1));
-      if (written !== true) await written;
-      written = out.put(i === last ? CLOSE : COMMA);
+      const written = out.putMessage(messages[i]!, i === last ? CLOSE : COMMA);
       if (written !== true) await written;
     }
   });
