@@ -132,3 +132,20 @@ describe("an answer in progress stays what it was (spec §2.18)", () => {
     expect(after.res.headers.get("Stream-Snapshot-Offset")).toBe(at(24));
   });
 });
+
+describe("a large answer does not hold the event loop", () => {
+  test("8 MiB of small messages are read in steps: a callback queued for the next turn runs before the headers come", async () => {
+    expect((await h.request("PUT", "/test-b/many", { headers: J })).status).toBe(201);
+    const message = JSON.stringify({ p: "x".repeat(90) });
+    for (let i = 0; i < 4; i++) {
+      expect((await h.request("POST", "/test-b/many", { headers: J, body: `[${Array.from({ length: 5000 }, () => message).join(",")}]` })).status).toBe(204);
+    }
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const res = await h.request("GET", "/test-b/many/bootstrap");
+    expect(turned).toBe(true);
+    const body = Buffer.from(await res.arrayBuffer()).toString("latin1");
+    expect(body.split(message).length - 1).toBe(20_000);
+    expect(res.headers.get("Stream-Up-To-Date")).toBe("true");
+  });
+});

@@ -1,21 +1,23 @@
 // GET /{bucket}/{stream}/bootstrap (spec §2.18): one multipart/mixed answer holding the snapshot
-// and the messages after it, streamed out as the client takes it. Its messages are read in the
-// same turn as the stream's state (one consistent view, at most 8 MiB and a message), and its
-// snapshot is pinned then, so a newer publish or retention while it streams changes nothing of it.
+// and the messages after it, streamed out as the client takes it. Its snapshot is pinned in the
+// same turn as the stream's state is read, so a newer publish or retention while it streams
+// changes nothing of it. Its messages (at most 8 MiB and a message) are then read in steps, a
+// turn of the event loop between them, as a catch-up's are (stepped-read.ts): a retention that
+// commits meanwhile can only end them early, and Stream-Next-Offset says where they end.
 
 import { bootstrapEnd, bootstrapStart, BOOTSTRAP_MAX_BYTES } from "../protocol/bootstrap";
 import { DEFAULT_CONTENT_TYPE, isJsonType } from "../protocol/content-type";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatOffset } from "../protocol/offsets";
 import { checkAddressed } from "../protocol/read";
-import { concat } from "../live/sse-payload";
 import type { SnapshotReader } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import { closeDelimiter, contains, NeedleScanner, PART_END, partHead, randomBoundary } from "./multipart";
 import type { StreamPath } from "./paths";
-import { streamOut } from "./stream-out";
+import { readInSteps } from "./stepped-read";
+import { PieceWriter, writtenOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
 export async function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Promise<Response> {
@@ -32,11 +34,17 @@ export async function bootstrap(deps: AppDeps, req: Request, path: StreamPath, h
   const checked = checkAddressed(await deps.store.get(path.key), incarnation.value);
   if (isProtocolError(checked)) return renderError(checked);
   const state = checked;
-  const slice = await deps.store.readRange(state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
+  const reader = state.snapshot && !head ? await deps.store.openSnapshot(state.snapshot) : null;
+  let slice;
+  try {
+    slice = await readInSteps(deps.store, state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
+  } catch (error) {
+    reader?.release();
+    throw error;
+  }
   const end = bootstrapEnd(state, slice.end);
   // A JSON message is stored with its LF; its part is the message text alone.
   const messages = isJsonType(state.contentType) ? slice.chunks.map((m) => m.subarray(0, m.length - 1)) : slice.chunks;
-  const reader = state.snapshot && !head ? await deps.store.openSnapshot(state.snapshot) : null;
   const boundary = head ? randomBoundary() : await freeBoundary(messages, reader);
   const snapshotType = state.snapshot?.contentType ?? DEFAULT_CONTENT_TYPE;
 
@@ -80,31 +88,36 @@ interface Parts {
   messages: Uint8Array[];
 }
 
-/** Message parts are packed into pieces of about this size: one write per piece, not per part. */
-const PIECE_BYTES = 256 * 1024;
-
+/**
+ * The body in order: the snapshot part chunk by chunk (each read once the one before is written),
+ * then a part per message. Framing and small messages are copied together into the writer's
+ * buffer; a large message or chunk is written as it is, never copied into the framing.
+ */
 function bootstrapBody(p: Parts, snapshot: SnapshotReader | null, signal: AbortSignal): ReadableStream<Uint8Array> {
   const release = () => snapshot?.release();
-  return streamOut(pieces(p, snapshot, release), release, signal);
+  return writtenOut(
+    async (out) => {
+      await put(out, partHead(p.boundary, p.snapshotType));
+      for (let i = 0; snapshot !== null && i < snapshot.chunks; i++) await put(out, await snapshot.chunk(i));
+      release();
+      await put(out, PART_END);
+      const head = partHead(p.boundary, p.contentType);
+      for (const m of p.messages) {
+        let written = out.put(head);
+        if (written !== true) await written;
+        written = out.put(m);
+        if (written !== true) await written;
+        written = out.put(PART_END);
+        if (written !== true) await written;
+      }
+      await put(out, closeDelimiter(p.boundary));
+    },
+    release,
+    signal,
+  );
 }
 
-/** The body in order: the snapshot part chunk by chunk, then the message parts packed into pieces. */
-async function* pieces(p: Parts, snapshot: SnapshotReader | null, release: () => void): AsyncGenerator<Uint8Array> {
-  yield partHead(p.boundary, p.snapshotType);
-  for (let i = 0; snapshot !== null && i < snapshot.chunks; i++) yield await snapshot.chunk(i);
-  release();
-  const head = partHead(p.boundary, p.contentType);
-  let batch: Uint8Array[] = [PART_END];
-  let size = 0;
-  for (const m of p.messages) {
-    batch.push(head, m, PART_END);
-    size += head.length + m.length + PART_END.length;
-    if (size >= PIECE_BYTES) {
-      yield concat(batch);
-      batch = [];
-      size = 0;
-    }
-  }
-  batch.push(closeDelimiter(p.boundary));
-  yield concat(batch);
+async function put(out: PieceWriter, piece: Uint8Array): Promise<void> {
+  const written = out.put(piece);
+  if (written !== true) await written;
 }

@@ -1,17 +1,17 @@
-// Large response bodies (a snapshot, a bootstrap), pulled a piece at a time as the client takes
-// them, so a 128 MiB snapshot is never held whole: one piece is read ahead while the previous one
-// is being written. And catch-up bodies, written out piece by piece (piecesOut).
+// Large response bodies. A snapshot is pulled a chunk at a time as the client takes it
+// (streamOut), so a 128 MiB snapshot is never held whole. Catch-up and bootstrap bodies are
+// written to the socket piece by piece through Bun's direct stream (writtenOut), never first
+// copied into one array: every fresh multi-megabyte array costs its page faults and a collection
+// later, which in the profile of a catch-up cost more than the copy itself (an 8 MiB response
+// joined into one new array: 0.8 ms at best, 19 ms on average over 30, against 0.16 ms copied
+// into a buffer that is reused).
 
+import { jsonArrayBytes } from "../live/json-array";
 import { concat } from "../live/sse-payload";
 
 /** `release` runs once: when the body has been written whole, the client has gone, or it failed. */
 export function streamOut(pieces: AsyncIterator<Uint8Array>, release: () => void, signal: AbortSignal): ReadableStream<Uint8Array> {
-  let released = false;
-  const done = () => {
-    if (released) return;
-    released = true;
-    release();
-  };
+  const done = once(release);
   signal.addEventListener("abort", done, { once: true });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -30,38 +30,148 @@ export function streamOut(pieces: AsyncIterator<Uint8Array>, release: () => void
   });
 }
 
-/** Pieces of at least this size are written as they are; smaller ones are first joined up to it. */
-const WRITE_BYTES = 256 * 1024;
+const OPEN = Uint8Array.of(0x5b);
+const COMMA = 0x2c;
+const CLOSE = 0x5d;
+
+/** Pieces at least this large are written as they are; smaller ones are copied together first. */
+const DIRECT_BYTES = 16 * 1024;
+/** The buffer small pieces are copied into, written whenever the next piece would not fit. */
+const GROUP_BYTES = 64 * 1024;
+
+/** What Bun's direct stream hands `pull`: a write copies what it cannot send at once. */
+interface DirectSink {
+  write(bytes: Uint8Array): number | Promise<number>;
+  close(): void;
+}
+
+/** Thrown out of a body's writer when the client has gone: nothing more is written. */
+class ClientGone extends Error {}
 
 /**
- * A body of pieces already in memory (a catch-up's rows), written to the socket one by one with
- * Bun's direct stream: no copy into one array first, and each write that meets a full socket
- * waits for it to drain. Rows smaller than WRITE_BYTES are joined into writes of about that size.
+ * Writes a body's pieces in order: one of DIRECT_BYTES or more as it is, smaller ones copied into
+ * one reused buffer (a write copies what the socket does not take at once, and the buffer is
+ * reused only once that write has returned or drained). `put` returns true when it only copied,
+ * else the pending write, which the caller awaits: a body of 80,000 rows makes no Promise per row.
  */
-export function piecesOut(pieces: Uint8Array[]): ReadableStream<Uint8Array> | Uint8Array {
-  if (pieces.length <= 1) return pieces[0] ?? new Uint8Array(0);
+export class PieceWriter {
+  private readonly group = new Uint8Array(GROUP_BYTES);
+  private used = 0;
+
+  constructor(private readonly sink: DirectSink) {}
+
+  put(piece: Uint8Array): true | Promise<void> {
+    if (piece.length < DIRECT_BYTES && this.used + piece.length <= GROUP_BYTES) {
+      this.group.set(piece, this.used);
+      this.used += piece.length;
+      return true;
+    }
+    return this.putAfterFlush(piece);
+  }
+
+  /** A stored JSON message (spec §4.2 array mode) with its closing LF written as `separator`. */
+  putMessage(message: Uint8Array, separator: number): true | Promise<void> {
+    if (message.length < DIRECT_BYTES && this.used + message.length <= GROUP_BYTES) {
+      this.group.set(message, this.used);
+      this.used += message.length;
+      this.group[this.used - 1] = separator;
+      return true;
+    }
+    return this.putMessageAfterFlush(message, separator);
+  }
+
+  private async putMessageAfterFlush(message: Uint8Array, separator: number): Promise<void> {
+    await this.putAfterFlush(message.subarray(0, message.length - 1));
+    const written = this.put(Uint8Array.of(separator));
+    if (written !== true) await written;
+  }
+
+  private async putAfterFlush(piece: Uint8Array): Promise<void> {
+    await this.flush();
+    if (piece.length < DIRECT_BYTES) {
+      this.group.set(piece, 0);
+      this.used = piece.length;
+    } else await this.send(piece);
+  }
+
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const pending = this.group.subarray(0, this.used);
+    this.used = 0;
+    await this.send(pending);
+  }
+
+  private async send(bytes: Uint8Array): Promise<void> {
+    const written = this.sink.write(bytes);
+    if ((written instanceof Promise ? await written : written) === 0) throw new ClientGone();
+  }
+}
+
+/**
+ * A body that `write` puts out through a PieceWriter, as the socket takes it. `release` runs once:
+ * when the body has been written whole, the client has gone (`signal`), or `write` failed.
+ */
+export function writtenOut(write: (out: PieceWriter) => Promise<void>, release: () => void = () => {}, signal?: AbortSignal): ReadableStream<Uint8Array> {
+  const done = once(release);
+  signal?.addEventListener("abort", done, { once: true });
   return new ReadableStream({
     type: "direct",
-    async pull(controller) {
-      let group: Uint8Array[] = [];
-      let grouped = 0;
-      const write = async (piece: Uint8Array) => (await controller.write(piece)) !== 0;
-      for (const piece of pieces) {
-        if (piece.length >= WRITE_BYTES && group.length === 0) {
-          // The client has gone: nothing more to write.
-          if (!(await write(piece))) return;
-          continue;
-        }
-        group.push(piece);
-        grouped += piece.length;
-        if (grouped < WRITE_BYTES) continue;
-        if (!(await write(concat(group)))) return;
-        group = [];
-        grouped = 0;
+    async pull(controller: DirectSink) {
+      try {
+        const out = new PieceWriter(controller);
+        await write(out);
+        await out.flush();
+        controller.close();
+      } catch (error) {
+        if (!(error instanceof ClientGone)) throw error;
+      } finally {
+        done();
       }
-      if (group.length > 0) await write(concat(group));
-      controller.close();
     },
+    cancel: done,
   }) as unknown as ReadableStream<Uint8Array>;
 }
 
+/** A catch-up's byte pieces as they are; one that fits in a single write is answered as it is. */
+export function piecesOut(pieces: Uint8Array[]): ReadableStream<Uint8Array> | Uint8Array {
+  if (pieces.length <= 1) return pieces[0] ?? new Uint8Array(0);
+  if (bytesIn(pieces) <= GROUP_BYTES) return concat(pieces);
+  return writtenOut(async (out) => {
+    for (const piece of pieces) {
+      const written = out.put(piece);
+      if (written !== true) await written;
+    }
+  });
+}
+
+
+/**
+ * Stored JSON messages (each ending in its LF) as one JSON array (spec §4.2): `[`, each message's
+ * text followed by a comma, the last by `]`. The text is written from the stored bytes themselves.
+ */
+export function jsonArrayOut(messages: Uint8Array[]): ReadableStream<Uint8Array> | Uint8Array {
+  if (bytesIn(messages) <= GROUP_BYTES) return jsonArrayBytes(messages);
+  return writtenOut(async (out) => {
+    out.put(OPEN);
+    const last = messages.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const written = out.putMessage(messages[i]!, i === last ? CLOSE : COMMA);
+      if (written !== true) await written;
+    }
+  });
+}
+
+function bytesIn(pieces: Uint8Array[]): number {
+  let size = 0;
+  for (const p of pieces) size += p.length;
+  return size;
+}
+
+function once(f: () => void): () => void {
+  let ran = false;
+  return () => {
+    if (ran) return;
+    ran = true;
+    f();
+  };
+}

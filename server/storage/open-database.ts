@@ -19,6 +19,8 @@ export class DatabaseDamagedError extends Error {}
  * checkpoint interval (wal_autocheckpoint = 16,384 pages of 4 KiB).
  */
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/** SQLite's largest allowed memory map of the database file (message-log.ts keeps it current). */
+export const MMAP_LIMIT_BYTES = 2147418112;
 
 /** Files that exist beside ursa.sqlite only once a database has been used there. */
 const EVIDENCE = ["-wal", "-shm", "-journal", "-lock", RESERVE_SUFFIX];
@@ -78,7 +80,7 @@ function configure(db: Database, onDisk: boolean): void {
   // Reads come from mapped pages instead of a pread per 4 KiB page: 8 MiB catch-up responses of
   // a 100 MiB stream went from 810/1050/1118 to 999/1155/1380 MB/s in alternating runs. This is
   // SQLite's largest allowed map; writes still go through the WAL.
-  db.exec("PRAGMA mmap_size = 2147418112");
+  db.exec(`PRAGMA mmap_size = ${MMAP_LIMIT_BYTES}`);
   if (onDisk) {
     // Checkpoints run on their own thread (checkpointer.ts); this connection checkpoints only as
     // a safety net, should that thread fall 64 MiB behind.
