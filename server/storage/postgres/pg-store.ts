@@ -423,6 +423,7 @@ export class PgStore {
   async abandon(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
+    this.writes.stop(new Error("the store was abandoned"));
     await this.sql.close({ timeout: 0 });
   }
 

@@ -12,8 +12,11 @@ export const MIGRATIONS: readonly string[] = [
   // 1: streams, their messages, producers, buckets, snapshot blobs.
   `
   CREATE TABLE ursa_meta (key text PRIMARY KEY, value text NOT NULL);
-  -- Incarnation tokens (spec §1.8): unique and increasing across every instance, never reused.
+  -- Incarnation tokens (spec §1.8): unique and increasing across every instance, never reused (a
+  -- sequence never hands out a value twice, crash or not). It starts at the wall clock in ms, as
+  -- the SQLite engine's tokens do, so that no small number a client might make up is ever issued.
   CREATE SEQUENCE ursa_incarnations;
+  SELECT setval('ursa_incarnations', (extract(epoch FROM clock_timestamp()) * 1000)::bigint);
   CREATE TABLE buckets (
     bucket_id text COLLATE "C" PRIMARY KEY,
     created_at_ms bigint NOT NULL,
