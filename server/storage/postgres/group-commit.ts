@@ -8,6 +8,7 @@
 // losing cannot hold the others back.
 
 import type { SQL, TransactionSQL } from "bun";
+import type { CommitObserver } from "../group-commit";
 import type { StreamChange } from "../store";
 
 /** What one write leaves for after the commit: changes to tell, keys to wake on other instances. */
@@ -46,12 +47,10 @@ export class PgGroupCommit {
   private queue: Job[] = [];
   private running: Promise<void> | null = null;
   private stopped: Error | null = null;
-  /** Writes per transaction, for the metrics and the tests. */
-  readonly batchSizes: number[] = [];
-
   constructor(
     private readonly sql: SQL,
     private readonly hooks: GroupCommitHooks,
+    private readonly observer?: CommitObserver,
   ) {}
 
   submit<T>(run: (sql: TxSql, fx: WriteEffects) => Promise<T>): Promise<T> {
@@ -93,6 +92,7 @@ export class PgGroupCommit {
   }
 
   private async runBatch(jobs: Job[]): Promise<void> {
+    const began = performance.now();
     const outcomes: ({ ok: true; value: unknown; fx: WriteEffects } | { ok: false; error: unknown })[] = [];
     try {
       await this.sql.begin(async (tx) => {
@@ -118,8 +118,10 @@ export class PgGroupCommit {
       for (const job of jobs) job.reject(error);
       return;
     }
-    this.batchSizes.push(jobs.length);
-    if (this.batchSizes.length > 1024) this.batchSizes.splice(0, 512);
+    // BEGIN to COMMIT, the commit's WAL flush included (PostgreSQL syncs before COMMIT returns).
+    const seconds = (performance.now() - began) / 1000;
+    this.observer?.batch(jobs.length, seconds);
+    this.observer?.sync(seconds);
     const fx = outcomes.flatMap((o) => (o.ok ? [o.fx] : []));
     this.hooks.committed(fx);
     jobs.forEach((job, i) => {

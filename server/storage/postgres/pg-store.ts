@@ -31,6 +31,7 @@ import type {
   StoreStats,
   StreamChange,
 } from "../store";
+import type { CommitObserver } from "../group-commit";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
 import { PgGroupCommit, type TxSql, type WriteEffects } from "./group-commit";
@@ -52,6 +53,8 @@ export interface PgStoreOptions {
   poolSize?: number;
   /** How often expired streams are reclaimed in the background. */
   sweepIntervalMs?: number;
+  /** Told each transaction's size and time. */
+  commitObserver?: CommitObserver;
 }
 
 export class PgStore {
@@ -85,7 +88,7 @@ export class PgStore {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
       committed: (fx) => this.committed(fx),
       failed: (error) => this.connection.failed(error),
-    });
+    }, options.commitObserver);
   }
 
   /** Connects, migrates the schema (refusing a newer one) and starts listening. */
