@@ -43,10 +43,10 @@ export function opsRoutes(deps: AppDeps): Routes {
 
   const metrics = deps.metrics;
   if (metrics) {
-    app.get("/metrics", () => {
+    app.get("/metrics", async () => {
       const h = baseHeaders();
       h.set(H.contentType, EXPOSITION_CONTENT_TYPE);
-      const text = metrics.render({
+      const text = await metrics.render({
         store: deps.store,
         hub: deps.hub,
         version: deps.info.version,
