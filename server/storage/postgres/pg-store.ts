@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import { decideAppend, type AppendRequest } from "../../protocol/append";
 import { frameAck, type FrameAck } from "../../protocol/append-batch";
 import { decideAttrsPut } from "../../protocol/attrs";
-import { decideCreate, type CreateRequest } from "../../protocol/create";
+import { decideCreate, forkOffset, type CreateRequest, type ForkSource } from "../../protocol/create";
 import { isProtocolError, type ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
@@ -27,7 +27,9 @@ import type {
   PublishOutcome,
   ReadSlice,
   RetentionOutcome,
+  SnapshotReader,
   SnapshotUpload,
+  Store,
   StoreStats,
   StreamChange,
 } from "../store";
@@ -35,13 +37,14 @@ import type { CommitObserver } from "../group-commit";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
 import { PgGroupCommit, type TxSql, type WriteEffects } from "./group-commit";
+import { PgIntrospection } from "./introspection";
 import { isMessageStart, readRange } from "./lineage";
 import { Listings } from "./listings";
 import { Notifier } from "./notify";
 import { reclaimUp } from "./reclaim";
 import { producerOf, splitKey, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
 import { migrate } from "./schema";
-import { PgUpload, SnapshotBlobs, type PgSnapshotReader } from "./snapshots";
+import { PgUpload, SnapshotBlobs } from "./snapshots";
 import { StreamWrites } from "./stream-writes";
 
 export interface PgStoreOptions {
@@ -57,7 +60,7 @@ export interface PgStoreOptions {
   commitObserver?: CommitObserver;
 }
 
-export class PgStore {
+export class PgStore implements Store {
   private readonly sql: SQL;
   private readonly now: () => number;
   private readonly clock: ProducerClock;
@@ -68,6 +71,7 @@ export class PgStore {
   private readonly notifier: Notifier;
   private readonly listings: Listings;
   readonly connection: Connection;
+  readonly introspection: PgIntrospection;
   /** Work started behind commits (reclaiming), awaited by settle(). */
   private readonly background = new Set<Promise<void>>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -83,6 +87,7 @@ export class PgStore {
     this.connection = new Connection();
     this.blobs = new SnapshotBlobs(this.sql);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
+    this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
     this.notifier = new Notifier(this.sql, (id, key) => this.remoteChange(id, key));
     this.writes = new PgGroupCommit(this.sql, {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
@@ -221,14 +226,14 @@ export class PgStore {
     return this.submit(async (w): Promise<CreateOutcome> => {
       const existing = await w.live(key);
       const existingAttrs = existing && existing.attrsId !== null ? await w.attrsOf(existing) : null;
-      let source = null;
+      let source: ForkSource | null = null;
       if (request.fork) {
         const state = await w.live(request.fork.sourceKey);
-        const offset = state && (request.fork.offset ?? state.tail);
-        const lengths = state && offset !== undefined && offset !== null && offset <= state.tail ? await w.appendAt(state, offset) : null;
-        source = { state, appendAt: (at: number) => (at === offset ? lengths : null) };
+        const offset = state && forkOffset(request.fork, state);
+        const appendAt = state && offset !== undefined && offset <= state.tail ? await w.appendAt(state, offset) : null;
+        source = { state, appendAt };
       }
-      const decision = decideCreate(existing, request, source, () => existingAttrs);
+      const decision = decideCreate(existing, request, source, existingAttrs);
       if (decision.kind !== "create") return decision;
       const refused = await this.quotaRefusal(w.sql, decision.plan.bucket, true);
       if (refused) return refused;
@@ -300,7 +305,7 @@ export class PgStore {
     await this.blobs.collect(await (upload as PgUpload).id());
   }
 
-  openSnapshot(meta: SnapshotMeta): Promise<PgSnapshotReader> {
+  openSnapshot(meta: SnapshotMeta): Promise<SnapshotReader> {
     return this.blobs.open(meta);
   }
 

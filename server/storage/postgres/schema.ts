@@ -62,6 +62,9 @@ export const MIGRATIONS: readonly string[] = [
     stream_id bigint NOT NULL,
     start bigint NOT NULL,
     append_start bigint NOT NULL,
+    -- When the append was decided, by the deciding instance's clock (the console seeks by it);
+    -- null for the prefix a fork copied from its source.
+    at_ms bigint,
     data bytea NOT NULL,
     PRIMARY KEY (stream_id, start)
   );
