@@ -113,33 +113,35 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
       const why = error instanceof NewerSchemaError ? error.message : `${(error as Error).message}; check the URL, and that the database exists and takes connections`;
       fail(`cannot open the PostgreSQL database ${dataPath}: ${why}`);
     }
-  } else try {
-    const sqlite = new SqliteStore({
-      path: dataPath,
-      sync: config.sync,
-      checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
-      integrityCheckUrl: new URL("./storage/integrity-check.ts", import.meta.url),
-      reserveBytes: config.diskReserveMb * 1024 * 1024,
-      log: (level, message, fields) => log.log(level, message, fields),
-      recentBytes: config.readCacheMb * 1024 * 1024,
-      cachedStreams: config.streamCache,
-      producerLimits,
-      quotas,
-      // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
-      busy: () => server.pendingRequests > (hub?.active ?? 0) + 1,
-      commitObserver: metrics,
-      onCheckpointMessage: (m) => log.log(m.level, m.message, { error: m.error }),
-      onSyncFailure: (error) => {
-        // After a failed fsync nobody can say which committed writes are on disk; acknowledging any
-        // more would be a lie, so stop (as PostgreSQL does) and let recovery replay the WAL.
-        log.error("fsync of the write-ahead log failed; stopping", { error: (error as Error).message });
-        process.exit(70);
-      },
-    });
-    store = sqlite;
-    lockHeld = sqlite.lockHeld;
-  } catch (error) {
-    fail(`cannot open the database ${dataPath}: ${explainOpenError(error)}`, () => dataDir?.removeCreated());
+  } else {
+  try {
+      const sqlite = new SqliteStore({
+        path: dataPath,
+        sync: config.sync,
+        checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
+        integrityCheckUrl: new URL("./storage/integrity-check.ts", import.meta.url),
+        reserveBytes: config.diskReserveMb * 1024 * 1024,
+        log: (level, message, fields) => log.log(level, message, fields),
+        recentBytes: config.readCacheMb * 1024 * 1024,
+        cachedStreams: config.streamCache,
+        producerLimits,
+        quotas,
+        // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
+        busy: () => server.pendingRequests > (hub?.active ?? 0) + 1,
+        commitObserver: metrics,
+        onCheckpointMessage: (m) => log.log(m.level, m.message, { error: m.error }),
+        onSyncFailure: (error) => {
+          // After a failed fsync nobody can say which committed writes are on disk; acknowledging any
+          // more would be a lie, so stop (as PostgreSQL does) and let recovery replay the WAL.
+          log.error("fsync of the write-ahead log failed; stopping", { error: (error as Error).message });
+          process.exit(70);
+        },
+      });
+      store = sqlite;
+      lockHeld = sqlite.lockHeld;
+    } catch (error) {
+      fail(`cannot open the database ${dataPath}: ${explainOpenError(error)}`, () => dataDir?.removeCreated());
+    }
   }
   hub = new LiveHub(store, { maxReaders: config.maxLiveReaders, maxPerClient: config.maxLiveReadersPerClient });
   let stopping = false;

@@ -88,7 +88,11 @@ export class PgStore implements Store {
     this.blobs = new SnapshotBlobs(this.sql);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
     this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
-    this.notifier = new Notifier(this.sql, (id, key) => this.remoteChange(id, key));
+    this.notifier = new Notifier(
+      this.sql,
+      (id, key) => this.remoteChange(id, key),
+      () => this.recentlyWritten(),
+    );
     this.writes = new PgGroupCommit(this.sql, {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
       committed: (fx) => this.committed(fx),
@@ -139,6 +143,13 @@ export class PgStore implements Store {
     else this.tell([{ kind: "retained", state }]);
   }
 
+  /** Re-reads, as if notified, the streams written or closed in the last minute (notify.ts). */
+  private async recentlyWritten(): Promise<void> {
+    const rows: { id: string; bucket: string; name: string }[] = await this.sql`SELECT id, bucket, name FROM streams
+      WHERE GREATEST(last_write_at_ms, touched_at_ms) >= ${this.now() - 60_000} LIMIT 10000`;
+    for (const r of rows) await this.remoteChange(Number(r.id), `${r.bucket}/${r.name}`);
+  }
+
   private track(work: Promise<void>): void {
     const p = work.catch((error: unknown) => this.connection.failed(error)).finally(() => this.background.delete(p));
     this.background.add(p);
@@ -165,6 +176,10 @@ export class PgStore implements Store {
 
   // ---- reads ------------------------------------------------------------------------------------
 
+  /**
+   * The stream as committed, read now. Its `producers` map is empty: the table can hold thousands,
+   * and only decisions need them, which load them under the stream's lock (`producers` lists them).
+   */
   async get(key: string): Promise<StreamState | undefined> {
     const { bucket, name } = splitKey(key);
     const rows: StreamRow[] = await this.sql.unsafe(`SELECT ${STREAM_COLUMNS} FROM streams WHERE bucket = $1 AND name = $2`, [bucket, name]);
@@ -425,14 +440,6 @@ export class PgStore implements Store {
     await this.settle();
     await this.notifier.stop();
     await this.sql.close();
-  }
-
-  /** Drops every connection at once, writes in flight included, as a killed process would. */
-  async abandon(): Promise<void> {
-    this.closing = true;
-    clearInterval(this.sweeper);
-    this.writes.stop(new Error("the store was abandoned"));
-    await this.sql.close({ timeout: 0 });
   }
 
   // ---- expiry -----------------------------------------------------------------------------------
