@@ -3,9 +3,11 @@
 // SAVEPOINT, so a write that throws is rolled back alone and keeps its all-or-nothing outcome;
 // the others commit. Nothing is acknowledged, and no change is told, before COMMIT returns.
 //
-// A deadlock or serialization failure between instances (40P01, 40001) aborts the whole
-// transaction; its writes are run again, each in a transaction of its own, so one that keeps
-// losing cannot hold the others back.
+// Instances lock rows in one order, so that their transactions do not deadlock one another: each
+// transaction first locks every bucket row and then every stream row its writes name, each set
+// sorted. A deadlock or serialization failure that happens all the same (a fork's source, a
+// snapshot blob shared by forks) aborts the whole transaction; its writes are run again, each in
+// a transaction of its own, a few times, so one that keeps losing cannot hold the others back.
 
 import type { SQL, TransactionSQL } from "bun";
 import type { CommitObserver } from "../group-commit";
@@ -22,12 +24,25 @@ export class WriteEffects {
 
 export type TxSql = TransactionSQL;
 
+/** The rows a write decides on, locked at the start of its transaction. */
+export interface Locks {
+  /** Path keys (`bucket/name`) of streams. */
+  streams: readonly string[];
+  /** Buckets whose row (stream count) the write may change. */
+  buckets: readonly string[];
+}
+
 interface Job {
+  locks: Locks;
   run: (sql: TxSql, fx: WriteEffects) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   alone: boolean;
+  attempts: number;
 }
+
+/** A write that keeps deadlocking is refused after this many transactions. */
+const MAX_ATTEMPTS = 5;
 
 export interface GroupCommitHooks {
   /** Inside the transaction, after every write: sends the wake-ups (NOTIFY is delivered on commit). */
@@ -52,9 +67,9 @@ export class PgGroupCommit {
     private readonly observer?: CommitObserver,
   ) {}
 
-  submit<T>(run: (sql: TxSql, fx: WriteEffects) => Promise<T>): Promise<T> {
+  submit<T>(locks: Locks, run: (sql: TxSql, fx: WriteEffects) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (v: unknown) => void, reject, alone: false });
+      this.queue.push({ locks, run, resolve: resolve as (v: unknown) => void, reject, alone: false, attempts: 0 });
       this.running ??= this.loop();
     });
   }
@@ -88,24 +103,33 @@ export class PgGroupCommit {
     const outcomes: ({ ok: true; value: unknown; fx: WriteEffects } | { ok: false; error: unknown })[] = [];
     try {
       await this.sql.begin(async (tx) => {
-        for (const job of jobs) {
+        await lockInOrder(tx, jobs);
+        // A write alone in its transaction needs no savepoint: if it fails, nothing else is lost.
+        if (jobs.length === 1) {
           const fx = new WriteEffects();
-          try {
-            const value = await tx.savepoint((sp) => job.run(sp, fx));
-            outcomes.push({ ok: true, value, fx });
-          } catch (error) {
-            if (isRetryable(error) && !job.alone) throw error;
-            outcomes.push({ ok: false, error });
+          outcomes.push({ ok: true, value: await jobs[0]!.run(tx, fx), fx });
+        } else {
+          for (const job of jobs) {
+            const fx = new WriteEffects();
+            try {
+              outcomes.push({ ok: true, value: await tx.savepoint((sp) => job.run(sp, fx)), fx });
+            } catch (error) {
+              if (isRetryable(error)) throw error;
+              outcomes.push({ ok: false, error });
+            }
           }
         }
         await this.hooks.beforeCommit(tx, outcomes.flatMap((o) => (o.ok ? [o.fx] : [])));
       });
     } catch (error) {
-      if (isRetryable(error) && jobs.some((j) => !j.alone)) {
-        for (const job of jobs) job.alone = true;
-        this.queue.unshift(...jobs);
+      if (isRetryable(error)) {
+        const again = jobs.filter((job) => ++job.attempts < MAX_ATTEMPTS);
+        for (const job of jobs) if (job.attempts >= MAX_ATTEMPTS) job.reject(error);
+        for (const job of again) job.alone = true;
+        this.queue.unshift(...again);
         return;
       }
+      // The single write's own failure, or the transaction's (a lost connection, a failed COMMIT).
       this.hooks.failed(error);
       for (const job of jobs) job.reject(error);
       return;
@@ -123,4 +147,22 @@ export class PgGroupCommit {
     });
     for (const f of fx) for (const run of f.afterCommit) run();
   }
+}
+
+/** Locks the buckets, then the streams, the jobs name, each sorted (the order every instance uses). */
+async function lockInOrder(tx: TxSql, jobs: Job[]): Promise<void> {
+  const buckets = new Set<string>();
+  const streams = new Map<string, [string, string]>();
+  for (const job of jobs) {
+    for (const b of job.locks.buckets) buckets.add(b);
+    for (const key of job.locks.streams) {
+      const slash = key.indexOf("/");
+      streams.set(key, [key.slice(0, slash), key.slice(slash + 1)]);
+    }
+  }
+  if (buckets.size > 0) await tx`SELECT 1 FROM buckets WHERE bucket_id = ANY(${[...buckets]}::text[]) ORDER BY bucket_id FOR UPDATE`;
+  if (streams.size === 0) return;
+  const pairs = [...streams.values()];
+  await tx`SELECT 1 FROM streams s JOIN unnest(${pairs.map((p) => p[0])}::text[], ${pairs.map((p) => p[1])}::text[]) AS k(b, n)
+    ON s.bucket = k.b AND s.name = k.n ORDER BY s.bucket, s.name FOR UPDATE OF s`;
 }

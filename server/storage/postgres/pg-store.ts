@@ -36,7 +36,7 @@ import type {
 import type { CommitObserver } from "../group-commit";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
-import { PgGroupCommit, type TxSql, type WriteEffects } from "./group-commit";
+import { PgGroupCommit, type Locks, type TxSql, type WriteEffects } from "./group-commit";
 import { PgIntrospection } from "./introspection";
 import { isMessageStart, readRange } from "./lineage";
 import { Listings } from "./listings";
@@ -155,9 +155,9 @@ export class PgStore implements Store {
     this.background.add(p);
   }
 
-  private submit<T>(run: (w: StreamWrites) => Promise<T>): Promise<T> {
+  private submit<T>(locks: Locks, run: (w: StreamWrites) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(new Error("the store is closed"));
-    return this.writes.submit((tx, fx) => run(this.writer(tx, fx)));
+    return this.writes.submit(locks, (tx, fx) => run(this.writer(tx, fx)));
   }
 
   private writer(tx: TxSql, fx: WriteEffects): StreamWrites {
@@ -225,7 +225,7 @@ export class PgStore implements Store {
   // ---- writes -----------------------------------------------------------------------------------
 
   append(key: string, request: AppendRequest) {
-    return this.submit(async (w) => {
+    return this.submit(streamOf(key), async (w) => {
       const locked = await w.live(key);
       const state = locked && (await w.withProducers(locked, request.producer?.id ?? null));
       const decision = decideAppend(state, request, this.producerClock());
@@ -238,7 +238,7 @@ export class PgStore implements Store {
   }
 
   create(key: string, request: CreateRequest): Promise<CreateOutcome> {
-    return this.submit(async (w): Promise<CreateOutcome> => {
+    return this.submit({ streams: request.fork ? [key, request.fork.sourceKey] : [key], buckets: [splitKey(key).bucket] }, async (w): Promise<CreateOutcome> => {
       const existing = await w.live(key);
       const existingAttrs = existing && existing.attrsId !== null ? await w.attrsOf(existing) : null;
       let source: ForkSource | null = null;
@@ -257,7 +257,7 @@ export class PgStore implements Store {
   }
 
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
-    return this.submit(async (w): Promise<DeleteOutcome> => {
+    return this.submit(withBucket(key), async (w): Promise<DeleteOutcome> => {
       const checked = checkAddressed(await w.live(key), incarnation);
       if (isProtocolError(checked)) return checked;
       return { kind: "deleted", ...(await w.delete(checked)) };
@@ -265,7 +265,7 @@ export class PgStore implements Store {
   }
 
   appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
-    return this.submit(async (w): Promise<BatchOutcome> => {
+    return this.submit(streamOf(key), async (w): Promise<BatchOutcome> => {
       const checked = checkAddressed(await w.live(key), request.incarnation);
       if (isProtocolError(checked)) return checked;
       let state = checked;
@@ -288,7 +288,7 @@ export class PgStore implements Store {
   }
 
   putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
-    return this.submit(async (w): Promise<AttrsOutcome> => {
+    return this.submit(streamOf(key), async (w): Promise<AttrsOutcome> => {
       const state = await w.live(key);
       const current = state && !state.softDeleted ? await w.attrsOf(state) : null;
       const decision = decideAttrsPut(state, incarnation, attrs, () => current);
@@ -303,7 +303,7 @@ export class PgStore implements Store {
 
   async publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
     const blobId = await (upload as PgUpload).id();
-    const outcome = await this.submit(async (w): Promise<PublishOutcome> => {
+    const outcome = await this.submit(streamOf(key), async (w): Promise<PublishOutcome> => {
       const state = await w.live(key);
       const offset = request.target.kind === "offset" ? request.target.offset : null;
       const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
@@ -325,7 +325,7 @@ export class PgStore implements Store {
   }
 
   advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
-    return this.submit(async (w): Promise<RetentionOutcome> => {
+    return this.submit(streamOf(key), async (w): Promise<RetentionOutcome> => {
       const state = await w.live(key);
       const offset = target.kind === "offset" ? target.offset : null;
       const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
@@ -338,7 +338,7 @@ export class PgStore implements Store {
   // ---- buckets and listings -----------------------------------------------------------------------
 
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
-    return this.submit(async (w) => {
+    return this.submit({ streams: [], buckets: [bucket] }, async (w) => {
       const found: unknown[] = await w.sql`SELECT 1 FROM buckets WHERE bucket_id = ${bucket} FOR UPDATE`;
       if (found.length > 0) return "exists" as const;
       const refused = await this.quotaRefusal(w.sql, bucket, false);
@@ -357,7 +357,7 @@ export class PgStore implements Store {
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
-    return this.submit(async (w) => {
+    return this.submit({ streams: [], buckets: [bucket] }, async (w) => {
       const found: unknown[] = await w.sql`SELECT 1 FROM buckets WHERE bucket_id = ${bucket} FOR UPDATE`;
       if (found.length === 0) return "missing" as const;
       // Expired streams are reclaimed here rather than counted (spec §2.3).
@@ -450,7 +450,7 @@ export class PgStore implements Store {
     if (this.reaping.has(key) || this.closing) return;
     this.reaping.add(key);
     this.track(
-      this.submit((w) => w.live(key))
+      this.submit(withBucket(key), (w) => w.live(key))
         .then(() => undefined)
         .finally(() => this.reaping.delete(key)),
     );
@@ -460,3 +460,9 @@ export class PgStore implements Store {
     for (const key of await this.listings.expired(100)) this.reap(key);
   }
 }
+
+/** A write of one stream's row. */
+const streamOf = (key: string): Locks => ({ streams: [key], buckets: [] });
+
+/** A write that may change the stream's bucket count as well (a delete, an expiry). */
+const withBucket = (key: string): Locks => ({ streams: [key], buckets: [splitKey(key).bucket] });

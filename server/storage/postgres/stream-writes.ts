@@ -140,29 +140,29 @@ export class StreamWrites {
         ON CONFLICT (stream_id, producer_id) DO UPDATE SET epoch = EXCLUDED.epoch, last_seq = EXCLUDED.last_seq,
           last_start = EXCLUDED.last_start, last_next = EXCLUDED.last_next, updated_at_ms = EXCLUDED.updated_at_ms`;
     }
-    if (effect.messages.length > 0) {
-      const starts: number[] = [];
-      let at = effect.start;
-      for (const m of effect.messages) {
-        starts.push(at);
-        at += m.length;
-      }
-      const ids = starts.map(() => state.id);
-      const appendStarts = starts.map(() => effect.start);
-      const times = starts.map(() => now);
-      await this.sql`INSERT INTO msgs (stream_id, start, append_start, at_ms, data)
-        SELECT * FROM unnest(${ids}::bigint[], ${starts}::bigint[], ${appendStarts}::bigint[], ${times}::bigint[], ${effect.messages}::bytea[])`;
-      this.fx.appendedBytes += effect.bytes;
-      this.fx.appendedMessages += effect.messages.length;
-    }
+    this.fx.appendedBytes += effect.bytes;
+    this.fx.appendedMessages += effect.messages.length;
     if (producer) next.producers = new Map(state.producers).set(effect.producer!.id, producer);
-    await this.writeRow(next);
+    await this.writeRow(next, effect.start, effect.messages, now);
     return next;
   }
 
-  /** The stream row as the state says (everything but the attributes, which setAttrs writes). */
-  async writeRow(s: StreamState): Promise<void> {
-    await this.sql`UPDATE streams SET tail = ${s.tail}, message_count = ${s.messageCount}, closed = ${s.closed},
+  /**
+   * The stream row as the state says (everything but the attributes, which setAttrs writes), and
+   * in the same statement (one round trip) the messages of an append starting at `start`.
+   */
+  async writeRow(s: StreamState, start = 0, messages: Uint8Array[] = [], atMs = 0): Promise<void> {
+    const starts: number[] = [];
+    for (const m of messages) {
+      starts.push(start);
+      start += m.length;
+    }
+    const ids = starts.map(() => s.id);
+    const appendStarts = starts.map(() => starts[0]!);
+    const times = starts.map(() => atMs);
+    await this.sql`WITH appended AS (INSERT INTO msgs (stream_id, start, append_start, at_ms, data)
+        SELECT * FROM unnest(${ids}::bigint[], ${starts}::bigint[], ${appendStarts}::bigint[], ${times}::bigint[], ${messages}::bytea[]))
+      UPDATE streams SET tail = ${s.tail}, message_count = ${s.messageCount}, closed = ${s.closed},
       closed_by = ${s.closedBy}, last_seq = ${s.lastSeq}, touched_at_ms = ${s.touchedAtMs}, last_write_at_ms = ${s.lastWriteAtMs},
       soft_deleted = ${s.softDeleted}, retained = ${s.retained}, snapshot = ${s.snapshot} WHERE id = ${s.id}`;
   }
