@@ -106,7 +106,7 @@ describe("reading a fork", () => {
     expect(offsets(await h.store.introspection.messageIndex(state, { from: 6 }, 2))).toEqual([5, 9]);
     const last = await h.store.introspection.messageIndex(state, { before: state.tail }, 2);
     expect(offsets(last)).toEqual([5, 9]);
-    expect(last.has_before).toBe(true);
+    expect(last.hasBefore).toBe(true);
   });
 
   test("a long-poll in the inherited range answers at once; at the fork's tail it wakes on the fork's own append only", async () => {

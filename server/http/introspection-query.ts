@@ -7,7 +7,7 @@ import { STREAM_SORT_KEYS, type StreamFilters, type StreamSortKey } from "../int
 import type { BrowseQuery } from "../storage/browse";
 import { decodeCursor } from "../storage/browse";
 import type { IndexPosition } from "../storage/message-index";
-import type { SearchQuery } from "../storage/message-search";
+import type { SearchQuery } from "./message-search";
 
 const LIMIT = /^[1-9][0-9]{0,3}$/;
 const MS = /^(0|[1-9][0-9]{0,15})$/;

@@ -11,7 +11,7 @@ import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import type { BucketPage, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
 import { isJsonType } from "../protocol/content-type";
-import { searchMessages } from "../storage/message-search";
+import { searchMessages } from "./message-search";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
@@ -21,6 +21,7 @@ import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
 import type { BucketSummary, ListQuery, Page } from "../storage/store";
 import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
+import { forkTreeJson, messageIndexJson } from "./introspection-json";
 import { bucketRowJson, streamListRowJson } from "./listing-json";
 import { json } from "./respond";
 import { Routes } from "./router";
@@ -86,7 +87,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
   app.get("/api/streams/:bucket/:stream/forks", async (c) => {
     const state = await liveStream(c.req.param("bucket"), c.req.param("stream"));
     if (isProtocolError(state)) return renderError(state);
-    return json(await deps.store.introspection.forkTree(state, urlPathOf));
+    return json(forkTreeJson(await deps.store.introspection.forkTree(state), urlPathOf));
   });
 
   app.get("/api/streams/:bucket/:stream/messages", async (c) => {
@@ -97,7 +98,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     if (!at.ok) return renderError(at.error);
     const limit = parseLimit(url.searchParams, 200, 1000);
     if (!limit.ok) return renderError(limit.error);
-    return json(await deps.store.introspection.messageIndex(state, at.value, limit.value));
+    return json(messageIndexJson(await deps.store.introspection.messageIndex(state, at.value, limit.value)));
   });
 
   app.get("/api/streams/:bucket/:stream/search", async (c) => {

@@ -52,10 +52,11 @@ export type AttrsDecision = ProtocolError | { kind: "unchanged"; state: StreamSt
 
 /**
  * PUT …/attrs: 404, 410 (soft-deleted), 412, then replace unless equal. `current` is the stored
- * text, read by the store only for a stream that exists.
+ * text of the state's attributes (null when none are set or there is no stream), which the engine
+ * loads inside the transaction before asking.
  */
-export function decideAttrsPut(state: StreamState | undefined, incarnation: string | null, wanted: string | null, current: (s: StreamState) => string | null): AttrsDecision {
+export function decideAttrsPut(state: StreamState | undefined, incarnation: string | null, wanted: string | null, current: string | null): AttrsDecision {
   const checked = checkAddressed(state, incarnation);
   if (isProtocolError(checked)) return checked;
-  return current(checked) === wanted ? { kind: "unchanged", state: checked } : { kind: "replace", state: checked, attrs: wanted };
+  return current === wanted ? { kind: "unchanged", state: checked } : { kind: "replace", state: checked, attrs: wanted };
 }

@@ -1,32 +1,20 @@
 import { describe, expect, test } from "bun:test";
-import type { CreatePlan } from "./create";
 import { createAppend, initialState, mintIncarnation } from "./new-stream";
+import { createPlan } from "./testing-state";
 
-const plan = (overrides: Partial<CreatePlan> = {}): CreatePlan => ({
-  bucket: "b",
-  name: "s",
-  contentType: "application/json",
-  lifetime: { ttlSeconds: null, expiresAtMs: null },
-  close: false,
-  streamSeq: null,
-  producer: null,
-  attrs: null,
-  messages: [],
-  fork: null,
-  ...overrides,
-});
+const plan = createPlan;
 
 describe("a new stream (spec §2.5, §7.4)", () => {
   test("starts empty and open, created and touched now, with the plan's type, lifetime and starting Stream-Seq", () => {
     const s = initialState(plan({ lifetime: { ttlSeconds: 60, expiresAtMs: null }, streamSeq: "007" }), "42", 1_000);
-    expect(s).toMatchObject({ id: 0, bucket: "b", name: "s", incarnation: "42", contentType: "application/json", tail: 0, messageCount: 0, closed: false, lastSeq: "007", ttlSeconds: 60, touchedAtMs: 1_000, createdAtMs: 1_000, lastWriteAtMs: null, fork: null, retained: 0, snapshot: null, forkRefs: 0 });
+    expect(s).toMatchObject({ id: 0, bucket: "test", name: "s", incarnation: "42", contentType: "application/json", tail: 0, messageCount: 0, closed: false, lastSeq: "007", ttlSeconds: 60, touchedAtMs: 1_000, createdAtMs: 1_000, lastWriteAtMs: null, fork: null, retained: 0, snapshot: null, forkRefs: 0 });
     expect(s.producers.size).toBe(0);
   });
 
   test("a fork links to its source and starts from the source's floor, with the snapshot the plan kept", () => {
     const snapshot = { blobId: 3, offset: 4, contentType: "application/json", digest: "d", size: 9 };
-    const s = initialState(plan({ fork: { sourceKey: "b/src", sourceId: 7, offset: 10, subOffset: 1, subBytes: 3, subMessages: 1, retained: 4, snapshot } }), "42", 1_000);
-    expect(s).toMatchObject({ fork: { sourceKey: "b/src", sourceId: 7, offset: 10, subOffset: 1 }, retained: 4, snapshot });
+    const s = initialState(plan({ fork: { sourceKey: "test/src", sourceId: 7, offset: 10, subOffset: 1, subBytes: 3, subMessages: 1, retained: 4, snapshot } }), "42", 1_000);
+    expect(s).toMatchObject({ fork: { sourceKey: "test/src", sourceId: 7, offset: 10, subOffset: 1 }, retained: 4, snapshot });
     // Only the link: subBytes and the like are the engine's to apply.
     expect(Object.keys(s.fork!).sort()).toEqual(["offset", "sourceId", "sourceKey", "subOffset"]);
   });

@@ -13,19 +13,23 @@ export interface Quotas {
 export const NO_QUOTAS: Quotas = { maxBuckets: Infinity, maxStreamsPerBucket: Infinity };
 
 /**
- * Whether one more stream (or, with `streams` null, one more empty bucket) fits. The counts are
- * asked for only when a cap is set, and only up to the cap, so an uncapped server counts nothing.
+ * What the engine must count, inside the create's transaction, before quotaRefusal decides: the
+ * buckets (when the create would make a new one) and the bucket's live streams (when it creates a
+ * stream), each only up to its cap. Null: nothing to count, so an uncapped server counts nothing.
  */
-export function quotaRefusal(
-  quotas: Quotas,
-  bucketExists: boolean,
-  countBuckets: (upTo: number) => number,
-  countStreams: ((upTo: number) => number) | null,
-): ProtocolError | null {
-  if (!bucketExists && quotas.maxBuckets !== Infinity && countBuckets(quotas.maxBuckets) >= quotas.maxBuckets) {
+export function quotaCounts(quotas: Quotas, bucketExists: boolean, createsStream: boolean): { bucketsUpTo: number | null; streamsUpTo: number | null } {
+  return {
+    bucketsUpTo: !bucketExists && quotas.maxBuckets !== Infinity ? quotas.maxBuckets : null,
+    streamsUpTo: createsStream && quotas.maxStreamsPerBucket !== Infinity ? quotas.maxStreamsPerBucket : null,
+  };
+}
+
+/** Whether one more stream (or one more empty bucket) fits, given the counts quotaCounts asked for (null where it asked for none). */
+export function quotaRefusal(quotas: Quotas, counted: { buckets: number | null; streams: number | null }): ProtocolError | null {
+  if (counted.buckets !== null && counted.buckets >= quotas.maxBuckets) {
     return protocolError("QUOTA_EXCEEDED", `this server holds at most ${quotas.maxBuckets} buckets`);
   }
-  if (countStreams !== null && quotas.maxStreamsPerBucket !== Infinity && countStreams(quotas.maxStreamsPerBucket) >= quotas.maxStreamsPerBucket) {
+  if (counted.streams !== null && counted.streams >= quotas.maxStreamsPerBucket) {
     return protocolError("QUOTA_EXCEEDED", `a bucket holds at most ${quotas.maxStreamsPerBucket} streams`);
   }
   return null;

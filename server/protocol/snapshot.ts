@@ -80,10 +80,11 @@ export type PublishDecision =
   | { kind: "publish"; state: StreamState; offset: number };
 
 /**
- * The whole order of §2.13 once the body is in: `digest` is the body's, `isBoundary` says whether
- * an offset is where a committed message starts (or the tail).
+ * The whole order of §2.13 once the body is in: `digest` is the body's, `atBoundary` says whether
+ * targetOffset(req.target) is where a committed message starts (or the tail), as the engine
+ * loaded it inside the transaction.
  */
-export function decidePublish(state: StreamState | undefined, req: PublishRequest, digest: string, isBoundary: (offset: number) => boolean): PublishDecision {
+export function decidePublish(state: StreamState | undefined, req: PublishRequest, digest: string, atBoundary: boolean): PublishDecision {
   const early = decideUpToBody(state, req);
   if (early !== null) return early;
   const s = state!;
@@ -97,7 +98,7 @@ export function decidePublish(state: StreamState | undefined, req: PublishReques
   }
   if (visible !== null && visible.offset > offset) return conflict(s, `a newer snapshot is visible at ${visible.offset}`);
   if (visible !== null && visible.offset === offset) return conflict(s, `a different snapshot is already visible at ${offset}`);
-  if (!isBoundary(offset)) return protocolError("INVALID_SNAPSHOT", `offset ${offset} is not where a committed message starts`);
+  if (!atBoundary) return protocolError("INVALID_SNAPSHOT", `offset ${offset} is not where a committed message starts`);
   return { kind: "publish", state: s, offset };
 }
 

@@ -1,6 +1,6 @@
 // A stream state and a create request for unit tests, with overridable fields.
 
-import type { CreateRequest } from "./create";
+import type { CreatePlan, CreateRequest } from "./create";
 import type { ProducerState } from "./producer";
 import type { StreamState } from "./state";
 
@@ -34,6 +34,12 @@ export function streamState(overrides: Partial<StreamState> = {}): StreamState {
 
 export function producer(epoch: number, lastSeq: number, lastStart = 0, lastNext = 10): ProducerState {
   return { epoch, lastSeq, lastStart, lastNext, updatedAtMs: 0 };
+}
+
+/** What decideCreate plans for a plain create of `test/s`. */
+export function createPlan(overrides: Partial<CreatePlan> = {}): CreatePlan {
+  const { bucket, name, contentType, lifetime, close, streamSeq, producer, attrs } = createRequest();
+  return { bucket, name, contentType: contentType!, lifetime, close, streamSeq, producer, attrs, messages: [], fork: null, ...overrides };
 }
 
 export function createRequest(overrides: Partial<CreateRequest> = {}): CreateRequest {

@@ -4,11 +4,26 @@
 // by the nodes returned.
 
 import type { Database, Statement } from "bun:sqlite";
-import type { ForkNode, ForkTree } from "../introspection-api";
-import { formatOffset } from "../protocol/offsets";
 import { streamKey, type StreamState } from "../protocol/state";
 
 export const MAX_FORK_NODES = 200;
+
+export interface FamilyNode {
+  state: StreamState;
+  children: FamilyNode[];
+  /** Forks of this stream left out to keep the answer bounded. */
+  omitted: number;
+}
+
+/** The family as the store knows it; http/introspection-json.ts renders it. */
+export interface ForkFamily {
+  /** The first source up the chain: the stream itself when it is not a fork. */
+  root: FamilyNode;
+  /** From the root down to the stream asked about. */
+  lineage: StreamState[];
+  nodes: number;
+  truncated: boolean;
+}
 
 export class ForkFamilies {
   private readonly children: Statement<{ bucket: string; name: string }>;
@@ -20,21 +35,8 @@ export class ForkFamilies {
     this.children = db.prepare("SELECT bucket, name FROM streams WHERE fork_source_id = ? ORDER BY bucket, name LIMIT ?");
   }
 
-  /** `urlPath` spells a stream's path the way clients address it (the HTTP layer knows how). */
-  tree(state: StreamState, urlPath: (state: StreamState) => string, maxNodes = MAX_FORK_NODES): ForkTree {
-    const node = (s: StreamState): ForkNode => ({
-      bucket_id: s.bucket,
-      stream_id: s.name,
-      path: urlPath(s),
-      fork_offset: s.fork ? formatOffset(s.fork.offset) : null,
-      fork_position: s.fork ? s.fork.offset : null,
-      sub_offset: s.fork?.subOffset ?? 0,
-      tail_offset: s.tail,
-      deleted: s.softDeleted,
-      closed: s.closed,
-      children: [],
-      omitted: 0,
-    });
+  tree(state: StreamState, maxNodes = MAX_FORK_NODES): ForkFamily {
+    const node = (s: StreamState): FamilyNode => ({ state: s, children: [], omitted: 0 });
     const lineage = [state];
     // A link names the source's row id too, so a recreated stream at the same path is not taken for it.
     for (let s = state; s.fork; ) {
@@ -46,7 +48,7 @@ export class ForkFamilies {
     const root = node(lineage[0]!);
     let nodes = 1;
     let truncated = false;
-    const queue: [ForkNode, StreamState][] = [[root, lineage[0]!]];
+    const queue: [FamilyNode, StreamState][] = [[root, lineage[0]!]];
     while (queue.length > 0) {
       const [parent, s] = queue.shift()!;
       if (s.forkRefs === 0) continue;
@@ -63,6 +65,6 @@ export class ForkFamilies {
       parent.omitted = Math.max(0, s.forkRefs - parent.children.length);
       if (parent.omitted > 0) truncated = true;
     }
-    return { root, lineage: lineage.map(urlPath), nodes, truncated };
+    return { root, lineage, nodes, truncated };
   }
 }

@@ -3,17 +3,16 @@
 // index and is bounded by the page it answers (browse.ts, fork-tree.ts, message-index.ts).
 
 import type { Database } from "bun:sqlite";
-import type { ForkTree, MessageIndexPage } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
 import { StreamBrowser, type BrowseLookups, type BrowseQuery, type BrowseResult } from "./browse";
-import { ForkFamilies } from "./fork-tree";
+import { ForkFamilies, type ForkFamily } from "./fork-tree";
 import type { Segment } from "./lineage";
-import { MessageIndex, type IndexPosition } from "./message-index";
+import { MessageIndex, type IndexPage, type IndexPosition } from "./message-index";
 
 export interface Introspection {
   browseStreams(bucket: string, query: BrowseQuery): Promise<BrowseResult>;
-  forkTree(state: StreamState, urlPath: (state: StreamState) => string): Promise<ForkTree>;
-  messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<MessageIndexPage>;
+  forkTree(state: StreamState): Promise<ForkFamily>;
+  messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<IndexPage>;
 }
 
 export class SqliteIntrospection implements Introspection {
@@ -31,11 +30,11 @@ export class SqliteIntrospection implements Introspection {
     return this.browser.browse(bucket, query);
   }
 
-  async forkTree(state: StreamState, urlPath: (state: StreamState) => string): Promise<ForkTree> {
-    return this.forks.tree(state, urlPath);
+  async forkTree(state: StreamState): Promise<ForkFamily> {
+    return this.forks.tree(state);
   }
 
-  async messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<MessageIndexPage> {
+  async messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<IndexPage> {
     return this.index.page(state, at, limit);
   }
 }

@@ -11,11 +11,27 @@
 // they all come before the fork's own, so they count as older than any time.
 
 import type { Database, Statement } from "bun:sqlite";
-import type { MessageIndexPage, MessageMeta } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
 import type { Segment } from "./lineage";
 
 export type IndexPosition = { from: number } | { before: number } | { atMs: number };
+
+export interface IndexedMessage {
+  /** Byte position where the message starts. */
+  offset: number;
+  size: number;
+  /** When the append that wrote it committed; null for messages a fork inherited. */
+  atMs: number | null;
+}
+
+/** A page of the index as the store knows it; http/introspection-json.ts renders it. */
+export interface IndexPage {
+  messages: IndexedMessage[];
+  tail: number;
+  /** More messages before the first one listed, and after the last. */
+  hasBefore: boolean;
+  hasAfter: boolean;
+}
 
 interface MetaRow {
   offset: number;
@@ -48,11 +64,11 @@ export class MessageIndex {
     this.indexedUpTo = db.prepare("SELECT value FROM meta WHERE key = 'indexed_upto'");
   }
 
-  page(state: StreamState, at: IndexPosition, limit: number): MessageIndexPage {
+  page(state: StreamState, at: IndexPosition, limit: number): IndexPage {
     const recent = this.recent(state);
     // Rows committed but not yet durable are in the table already; readers see only durable ones.
     const durable = (m: MetaRow) => m.offset < state.tail;
-    let messages: MessageMeta[];
+    let messages: MetaRow[];
     let edge: number;
     if ("before" in at) {
       edge = Math.min(at.before, state.tail);
@@ -70,10 +86,10 @@ export class MessageIndex {
     const last = messages[messages.length - 1];
     const streamStart = this.next(state, 0, recent)?.offset ?? state.tail;
     return {
-      messages,
-      tail_offset: state.tail,
-      has_before: (first ? first.offset : edge) > streamStart,
-      has_after: (last ? last.offset + last.size : edge) < state.tail,
+      messages: messages.map((m) => ({ offset: m.offset, size: m.size, atMs: m.at_ms })),
+      tail: state.tail,
+      hasBefore: (first ? first.offset : edge) > streamStart,
+      hasAfter: (last ? last.offset + last.size : edge) < state.tail,
     };
   }
 

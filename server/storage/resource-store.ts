@@ -10,7 +10,7 @@ import { decideAttrsPut } from "../protocol/attrs";
 import { isProtocolError } from "../protocol/errors";
 import type { ProducerClock } from "../protocol/producer";
 import { checkAddressed } from "../protocol/read";
-import { decideRetention, type ResourceTarget } from "../protocol/retention";
+import { decideRetention, targetOffset, type ResourceTarget } from "../protocol/retention";
 import { decidePublish, type PublishRequest } from "../protocol/snapshot";
 import type { SnapshotMeta, StreamState } from "../protocol/state";
 import type { AttrsTable } from "./attrs-table";
@@ -110,7 +110,8 @@ export class ResourceStore {
   putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
     const { tx: streams } = this.d;
     return this.d.submit((tx): AttrsOutcome => {
-      const decision = decideAttrsPut(streams.live(tx, key), incarnation, attrs, (s) => streams.attrsOf(s));
+      const state = streams.live(tx, key);
+      const decision = decideAttrsPut(state, incarnation, attrs, state ? streams.attrsOf(state) : null);
       if (decision.kind !== "replace") return decision;
       return { kind: "replaced", state: streams.setAttrs(tx, decision.state, decision.attrs) };
     });
@@ -125,7 +126,7 @@ export class ResourceStore {
     const staged = (upload as SnapshotStaging).end();
     return this.d.submit((tx): PublishOutcome => {
       const state = streams.live(tx, key);
-      const decision = decidePublish(state, request, digest, (offset) => streams.isBoundary(tx, state!, offset));
+      const decision = decidePublish(state, request, digest, streams.atBoundary(tx, state, targetOffset(request.target)));
       if (decision.kind !== "publish") {
         streams.dropStaged(tx, staged.blobId);
         return decision;
@@ -161,7 +162,7 @@ export class ResourceStore {
     const { tx: streams } = this.d;
     return this.d.submit((tx): RetentionOutcome => {
       const state = streams.live(tx, key);
-      const decision = decideRetention(state, target, incarnation, (offset) => streams.isBoundary(tx, state!, offset));
+      const decision = decideRetention(state, target, incarnation, streams.atBoundary(tx, state, targetOffset(target)));
       if (decision.kind !== "advance") return decision;
       return { kind: "advanced", state: streams.setFloor(tx, decision.state, decision.floor) };
     });

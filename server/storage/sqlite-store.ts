@@ -10,13 +10,14 @@ import { decideCreate, forkOffset, type CreateRequest, type ForkRequest, type Fo
 import { isProtocolError, type ProtocolError } from "../protocol/errors";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
-import { NO_QUOTAS, quotaRefusal, type Quotas } from "../protocol/quota";
+import { NO_QUOTAS, type Quotas } from "../protocol/quota";
 import { checkAddressed } from "../protocol/read";
 import type { ResourceTarget } from "../protocol/retention";
 import type { PublishRequest } from "../protocol/snapshot";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import { AttrsTable } from "./attrs-table";
 import { Batch } from "./batch";
+import { SqliteBuckets } from "./buckets";
 import type { DatabaseLock } from "./database-lock";
 import type { CheckpointerMessage } from "./checkpointer";
 import { Checkpoints } from "./checkpoints";
@@ -34,6 +35,7 @@ import { ResourceStore } from "./resource-store";
 import { Statements } from "./rows";
 import { SnapshotBlobs } from "./snapshot-blobs";
 import { stderrLog, type StoreLog } from "./store-log";
+import { TtlTouches } from "./ttl-touches";
 import type {
   AttrsOutcome,
   BatchOutcome,
@@ -116,16 +118,14 @@ export class SqliteStore implements Store {
   private readonly streamCounts: StreamCounts;
   private readonly durableCounts: DurableCounts;
   private readonly listing: Listing;
-  /** Streams whose TTL touch in the cache is later than their row's (renewTtl), and those being written. */
-  private readonly unsavedTouches = new Set<string>();
-  private readonly touchesInFlight = new Set<string>();
+  private readonly buckets: SqliteBuckets;
+  private readonly touches: TtlTouches;
   /** Committed, not yet durable: what the next writes are decided against. */
   private readonly pending = new Map<string, StreamState | null>();
   private readonly writes: GroupCommit<Batch>;
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
   private readonly now: () => number;
   private readonly pendingReaps = new Set<string>();
-  private readonly touchPersistedAt = new Map<number, number>();
   private readonly tx: StreamTx;
   private readonly resources: ResourceStore;
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -139,7 +139,6 @@ export class SqliteStore implements Store {
   private materializeTimer: ReturnType<typeof setTimeout> | undefined;
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
-  private readonly quotas: Quotas;
   readonly introspection: SqliteIntrospection;
   private readonly path: string;
   private readonly health: WriteHealth;
@@ -152,7 +151,6 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteStoreOptions) {
     this.now = options.now ?? Date.now;
-    this.quotas = options.quotas ?? NO_QUOTAS;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     this.path = options.path;
     const onDisk = options.path !== ":memory:";
@@ -180,13 +178,16 @@ export class SqliteStore implements Store {
       this.cache = new StreamCache(
         {
           load: (key) => this.loader.load(key),
-          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.savingTouch(key, state),
-          evicted: (_key, state) => state && this.touchPersistedAt.delete(state.id),
+          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.touches.saving(key, state),
+          evicted: (_key, state) => state && this.touches.forget(state.id),
         },
         options.cachedStreams,
       );
+      const updateTouch = this.st.updateTouch;
+      this.touches = new TtlTouches({ cache: this.cache, now: this.now, submit: (run) => this.writes.submit(run), writeTouch: (at, id) => updateTouch.run(at, id) });
       this.streamCounts = new StreamCounts(this.db, this.st);
       this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
+      this.buckets = new SqliteBuckets({ db: this.db, st: this.st, quotas: options.quotas ?? NO_QUOTAS, now: this.now, streamCounts: this.streamCounts, durableCounts: this.durableCounts, live: (tx, key) => this.tx.live(tx, key) });
       this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
       // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
       const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
@@ -201,7 +202,7 @@ export class SqliteStore implements Store {
         blobs,
         reclaimer: () => this.resources.reclaimer,
         now: this.now,
-        forget: (id) => this.touchPersistedAt.delete(id),
+        forget: (id) => this.touches.forget(id),
         damage: this.damage,
         forkKeys: (id) => forksOf.all(id).map((r) => streamKey(r.bucket, r.name)),
       });
@@ -404,43 +405,7 @@ export class SqliteStore implements Store {
   }
 
   async renewTtl(key: string): Promise<void> {
-    const state = this.cache.get(key);
-    if (!state || state.ttlSeconds === null || state.softDeleted) return;
-    const now = this.now();
-    this.cache.set(key, { ...state, touchedAtMs: now });
-    // Persisting every read's touch would make reads into writes; a quarter of the TTL is the
-    // most a crash can shorten a stream's life by. The cache keeps the touch meanwhile.
-    const persisted = this.touchPersistedAt.get(state.id) ?? state.touchedAtMs;
-    if (now - persisted < (state.ttlSeconds * 1000) / 4) {
-      this.unsavedTouches.add(key);
-      return;
-    }
-    this.saveTouch(key, state.id, now);
-  }
-
-  /**
-   * Whether the stream holds a touch not yet durable: if not yet written, it is written now. The
-   * entry stays until it is durable: reloaded from its row before that, it would lose the touch.
-   */
-  private savingTouch(key: string, state: StreamState | null): boolean {
-    if (this.touchesInFlight.has(key)) return true;
-    if (!this.unsavedTouches.has(key)) return false;
-    if (state) this.saveTouch(key, state.id, state.touchedAtMs);
-    else this.unsavedTouches.delete(key);
-    return true;
-  }
-
-  private saveTouch(key: string, id: number, now: number): void {
-    this.unsavedTouches.delete(key);
-    this.touchesInFlight.add(key);
-    this.touchPersistedAt.set(id, now);
-    this.writes
-      .submit((tx) => {
-        const s = tx.get(key);
-        if (s && s.id === id) this.st.updateTouch.run(s.touchedAtMs, s.id);
-      })
-      .catch(() => this.touchPersistedAt.delete(id))
-      .finally(() => this.touchesInFlight.delete(key));
+    this.touches.renew(key);
   }
 
   // ---- writes: group committed -------------------------------------------------------------
@@ -487,7 +452,7 @@ export class SqliteStore implements Store {
       const source = request.fork ? this.forkSource(tx, request.fork) : null;
       const decision = decideCreate(existing, request, source, existing ? this.tx.attrsOf(existing) : null);
       if (decision.kind !== "create") return decision;
-      const refused = this.quotaRefusal(decision.plan.bucket, tx);
+      const refused = this.buckets.quotaRefusal(decision.plan.bucket, tx);
       if (refused) return refused;
       return { kind: "created", state: this.tx.create(tx, key, decision.plan) };
     });
@@ -548,37 +513,19 @@ export class SqliteStore implements Store {
   // ---- buckets and listings --------------------------------------------------------------------
 
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
-    return this.clientWrite((tx) => {
-      if (this.st.getBucket.get(bucket)) return "exists" as const;
-      const refused = this.quotaRefusal(bucket, null);
-      if (refused) return refused;
-      this.st.insertBucket.run(bucket, this.now());
-      tx.counts.buckets++;
-      return "created" as const;
-    });
+    return this.clientWrite((tx) => this.buckets.put(tx, bucket));
   }
 
   async hasBucket(bucket: string): Promise<boolean> {
-    return this.st.getBucket.get(bucket) !== null;
+    return this.buckets.has(bucket);
   }
 
   async getBucket(bucket: string): Promise<BucketInfo | undefined> {
-    const row = this.st.getBucket.get(bucket);
-    if (!row) return undefined;
-    return { bucket: row.bucket_id, createdAtMs: row.created_at_ms, streams: this.count(bucket, "").n };
+    return this.buckets.get(bucket);
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
-    return this.clientWrite((tx) => {
-      if (!this.st.getBucket.get(bucket)) return "missing" as const;
-      // Expired streams are reclaimed here rather than counted (spec §2.3), and a soft-deleted
-      // source is no live stream: its forks, in other buckets, hold it (spec §7.4), and its row
-      // stays until the last of them goes.
-      if (this.liveStreamsIn(tx, bucket) > 0) return "not_empty" as const;
-      this.st.deleteBucket.run(bucket);
-      tx.counts.buckets--;
-      return "deleted" as const;
-    }, false);
+    return this.clientWrite((tx) => this.buckets.remove(tx, bucket), false);
   }
 
   async listBuckets(query: ListQuery): Promise<Page<BucketSummary>> {
@@ -674,30 +621,6 @@ export class SqliteStore implements Store {
   }
 
   // ---- inside a transaction ------------------------------------------------------------------
-
-  /**
-   * Counted inside the write's transaction, so concurrent creates cannot both take the last place;
-   * `stream` is that transaction when the write creates a stream, null for an empty bucket.
-   */
-  private quotaRefusal(bucket: string, stream: Batch | null): ProtocolError | null {
-    return quotaRefusal(
-      this.quotas,
-      this.st.getBucket.get(bucket) !== null,
-      (upTo) => this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM (SELECT 1 FROM buckets LIMIT ?)").get(upTo)!.n,
-      stream ? () => this.liveStreamsIn(stream, bucket) : null,
-    );
-  }
-
-  /**
-   * The bucket's live streams as this transaction sees them. An expired stream is absent (spec
-   * §7.1): the ones whose stored deadline has passed are reclaimed first, so none holds a place
-   * until the sweeper finds it.
-   */
-  private liveStreamsIn(tx: Batch, bucket: string): number {
-    if (this.streamCounts.streamsIn(tx, bucket) === 0) return 0;
-    for (const key of this.streamCounts.mayHaveExpiredIn(bucket, this.now())) this.tx.live(tx, key);
-    return this.streamCounts.streamsIn(tx, bucket);
-  }
 
   private reap(key: string): void {
     if (this.pendingReaps.has(key)) return;

@@ -33,7 +33,7 @@ export type BatchOutcome = ProtocolError | { kind: "batch"; state: StreamState; 
 
 /** A snapshot body streaming into storage, written in chunks as it arrives (never held whole). */
 export interface SnapshotUpload {
-  /** Throws if the disk is full; nothing refers to what was written until the publish commits. */
+  /** Rejects if the disk is full; nothing refers to what was written until the publish commits. */
   write(bytes: Uint8Array): Promise<void>;
 }
 

@@ -62,7 +62,11 @@ export class StreamTx {
    * Whether `offset` is where a committed message of the stream starts, or its tail: messages
    * appended earlier in this same transaction count, as they commit with the decision.
    */
-  isBoundary(tx: Batch, state: StreamState, offset: number): boolean {
+  atBoundary(tx: Batch, state: StreamState | undefined, offset: number | null): boolean {
+    return state !== undefined && offset !== null && this.isBoundary(tx, state, offset);
+  }
+
+  private isBoundary(tx: Batch, state: StreamState, offset: number): boolean {
     if (offset === state.tail) return true;
     for (const entry of tx.log.entries) if (entry.streamId === state.id && entry.start === offset) return true;
     return this.d.log.isMessageStart(this.lineage(tx, state), offset);

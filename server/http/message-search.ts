@@ -6,7 +6,7 @@
 
 import type { SearchMatch, SearchPage } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
-import type { Store } from "./store";
+import type { Store } from "../storage/store";
 
 export const SEARCH_BYTES = 4 * 1024 * 1024;
 const PREVIEW_BYTES = 240;
