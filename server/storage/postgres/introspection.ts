@@ -3,14 +3,12 @@
 // asked for; the filters are SQL, so PostgreSQL walks the (bucket, name) index and filters there.
 
 import type { SQL } from "bun";
-import type { ForkNode, ForkTree, MessageIndexPage, MessageMeta } from "../../introspection-api";
-import { formatOffset } from "../../protocol/offsets";
 import type { ProducerLimits } from "../../protocol/producer";
 import type { StreamState } from "../../protocol/state";
 import { decodeCursor, encodeCursor, type BrowseItem, type BrowseQuery, type BrowseResult } from "../browse";
-import { MAX_FORK_NODES } from "../fork-tree";
+import { MAX_FORK_NODES, type FamilyNode, type ForkFamily } from "../fork-tree";
 import type { Introspection } from "../introspection";
-import type { IndexPosition } from "../message-index";
+import type { IndexedMessage, IndexPage, IndexPosition } from "../message-index";
 import { upperBound } from "../stream-counts";
 import { segmentsOf } from "./lineage";
 import type { Listings } from "./listings";
@@ -90,20 +88,8 @@ export class PgIntrospection implements Introspection {
     };
   }
 
-  async forkTree(state: StreamState, urlPath: (state: StreamState) => string): Promise<ForkTree> {
-    const node = (s: StreamState): ForkNode => ({
-      bucket_id: s.bucket,
-      stream_id: s.name,
-      path: urlPath(s),
-      fork_offset: s.fork ? formatOffset(s.fork.offset) : null,
-      fork_position: s.fork ? s.fork.offset : null,
-      sub_offset: s.fork?.subOffset ?? 0,
-      tail_offset: s.tail,
-      deleted: s.softDeleted,
-      closed: s.closed,
-      children: [],
-      omitted: 0,
-    });
+  async forkTree(state: StreamState): Promise<ForkFamily> {
+    const node = (s: StreamState): FamilyNode => ({ state: s, children: [], omitted: 0 });
     const lineage = [state];
     for (let s = state; s.fork; ) {
       const source = await this.get(s.fork.sourceKey);
@@ -114,7 +100,7 @@ export class PgIntrospection implements Introspection {
     const root = node(lineage[0]!);
     let nodes = 1;
     let truncated = false;
-    const queue: [ForkNode, StreamState][] = [[root, lineage[0]!]];
+    const queue: [FamilyNode, StreamState][] = [[root, lineage[0]!]];
     while (queue.length > 0) {
       const [parent, s] = queue.shift()!;
       if (s.forkRefs === 0) continue;
@@ -129,13 +115,13 @@ export class PgIntrospection implements Introspection {
       parent.omitted = Math.max(0, s.forkRefs - parent.children.length);
       if (parent.omitted > 0) truncated = true;
     }
-    return { root, lineage: lineage.map(urlPath), nodes, truncated };
+    return { root, lineage, nodes, truncated };
   }
 
-  async messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<MessageIndexPage> {
+  async messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<IndexPage> {
     const segments = await segmentsOf(this.sql, state);
-    const meta = (r: MetaRow): MessageMeta => ({ offset: Number(r.start), size: Number(r.size), at_ms: r.at_ms === null ? null : Number(r.at_ms) });
-    let messages: MessageMeta[] = [];
+    const meta = (r: MetaRow): IndexedMessage => ({ offset: Number(r.start), size: Number(r.size), atMs: r.at_ms === null ? null : Number(r.at_ms) });
+    let messages: IndexedMessage[] = [];
     let edge: number;
     if ("before" in at) {
       edge = Math.min(at.before, state.tail);
@@ -162,9 +148,9 @@ export class PgIntrospection implements Introspection {
     const streamStart = await this.firstFrom(segments, 0, state.tail);
     return {
       messages,
-      tail_offset: state.tail,
-      has_before: (first ? first.offset : edge) > (streamStart ?? state.tail),
-      has_after: (lastMessage ? lastMessage.offset + lastMessage.size : edge) < state.tail,
+      tail: state.tail,
+      hasBefore: (first ? first.offset : edge) > (streamStart ?? state.tail),
+      hasAfter: (lastMessage ? lastMessage.offset + lastMessage.size : edge) < state.tail,
     };
   }
 

@@ -291,7 +291,7 @@ export class PgStore implements Store {
     return this.submit(streamOf(key), async (w): Promise<AttrsOutcome> => {
       const state = await w.live(key);
       const current = state && !state.softDeleted ? await w.attrsOf(state) : null;
-      const decision = decideAttrsPut(state, incarnation, attrs, () => current);
+      const decision = decideAttrsPut(state, incarnation, attrs, current);
       if (decision.kind !== "replace") return decision;
       return { kind: "replaced", state: await w.setAttrs(decision.state, decision.attrs) };
     });
@@ -307,7 +307,7 @@ export class PgStore implements Store {
       const state = await w.live(key);
       const offset = request.target.kind === "offset" ? request.target.offset : null;
       const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
-      const decision = decidePublish(state, request, digest, (at) => at === offset && boundary);
+      const decision = decidePublish(state, request, digest, boundary);
       if (decision.kind !== "publish") return decision;
       const next = await w.publishSnapshot(decision.state, blobId, { offset: decision.offset, contentType: request.contentType, digest }, mentionsBoundary);
       return { kind: "published", state: next, snapshot: next.snapshot! };
@@ -329,7 +329,7 @@ export class PgStore implements Store {
       const state = await w.live(key);
       const offset = target.kind === "offset" ? target.offset : null;
       const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
-      const decision = decideRetention(state, target, incarnation, (at) => at === offset && boundary);
+      const decision = decideRetention(state, target, incarnation, boundary);
       if (decision.kind !== "advance") return decision;
       return { kind: "advanced", state: await w.setFloor(decision.state, decision.floor) };
     });
@@ -396,7 +396,8 @@ export class PgStore implements Store {
       const [s]: { n: string }[] = await sql`SELECT COALESCE((SELECT stream_count FROM buckets WHERE bucket_id = ${bucket}), 0) AS n`;
       streams = Number(s!.n);
     }
-    return quotaRefusal(this.quotas, Number(b!.n) > 0, () => Number(all!.n), stream ? () => streams : null);
+    // The bucket count matters only when this write would add a bucket.
+    return quotaRefusal(this.quotas, { buckets: Number(b!.n) > 0 ? null : Number(all!.n), streams: stream ? streams : null });
   }
 
   private writerFor(sql: TxSql): StreamWrites {
