@@ -4,6 +4,7 @@
 // behaviour, and pin the server behaviour each recipe depends on.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bodyText } from "./body-text.ts";
+import { describeRace, prefixCountRace } from "./prefix-count-race.ts";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 import {
   ConflictLimitError,
@@ -15,7 +16,6 @@ import {
   PrefixCountWriter,
   UnexpectedResponse,
   type CommitEvent,
-  type CommitReceipt,
   type Fact,
   type PublishedFact,
 } from "./recipes/index.ts";
@@ -82,8 +82,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ---------------------------------------------------------------------------------------------
 
 describe("Prefix-count compare-and-set", () => {
-  type Data = { seen: number; n: number };
-
   test(
     "concurrent writers: each accepted commit's Stream-Seq is the number of events before it; nothing lost, duplicated or half-applied",
     { timeout: 30_000 },
@@ -93,88 +91,8 @@ describe("Prefix-count compare-and-set", () => {
       // and the first commit's 0 is accepted".
       await createJson(url);
       expect((await inspect(url)).last_stream_seq).toBeNull();
-      const WRITERS = 8;
-      const COMMITS = 25;
-      const receipts: CommitReceipt[] = [];
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: WRITERS }, async (_, w) => {
-          const writer = new PrefixCountWriter<Data>({ url, writerId: `w${w}`, maxAttempts: 10_000 });
-          for (let c = 0; c < COMMITS; c++) {
-            const size = 1 + ((w * 7 + c * 5) % 3); // 1–3 events
-            // Each event records the count it was validated against, so the log itself shows
-            // whether every commit was decided on the whole log before it.
-            const receipt = await writer.commit((log) => Array.from({ length: size }, (_, n) => ({ seen: log.count, n })));
-            receipts.push(receipt);
-          }
-        }),
-      );
-      const seconds = (performance.now() - started) / 1000;
-
-      const log = (await readAll(url)) as CommitEvent<Data>[];
-      // Group the log into runs of one commit each.
-      const runs = new Map<string, { position: number; size: number; attempt: number }>();
-      for (let i = 0; i < log.length; ) {
-        const first = log[i]!;
-        expect(runs.has(first.commit), `commit ${first.commit} appears twice (or split) in the log`).toBe(false);
-        let size = 0;
-        while (i + size < log.length && log[i + size]!.commit === first.commit) {
-          const e = log[i + size]!;
-          // "the elements are committed together": indexes 0..k-1, in order, from one attempt.
-          expect(e.index).toBe(size);
-          expect(e.attempt).toBe(first.attempt);
-          // Validated against the whole log before it: the count it saw is its position.
-          expect(e.data.seen, `commit ${first.commit} was decided on ${e.data.seen} events, but sits after ${i}`).toBe(i);
-          size++;
-        }
-        runs.set(first.commit, { position: i, size, attempt: first.attempt });
-        i += size;
-      }
-
-      expect(receipts).toHaveLength(WRITERS * COMMITS);
-      // No event from anything but an acknowledged commit, and all of each one's events.
-      expect(runs.size).toBe(receipts.length);
-      expect(log.length).toBe(receipts.reduce((s, r) => s + r.size, 0));
-      const commitStarts = new Set([...runs.values()].map((r) => r.position));
-      let attempts = 0;
-      let conflicts = 0;
-      for (const r of receipts) {
-        const run = runs.get(r.commitId);
-        expect(run, `acknowledged commit ${r.commitId} is missing`).toBeDefined();
-        // "a writer whose append is accepted has seen the whole log": the acknowledged request's
-        // Stream-Seq equals the number of events before the commit.
-        expect(Number(r.streamSeq)).toBe(run!.position);
-        expect(r.position).toBe(run!.position);
-        expect(run!.size).toBe(r.size);
-        // The attempt in the log is the acknowledged one; every 409 attempt is absent
-        // ("nothing from the request is committed").
-        expect(run!.attempt).toBe(r.attempt);
-        for (const a of r.attempts) {
-          attempts++;
-          if (a.outcome === "conflict") {
-            conflicts++;
-            expect(log.some((e) => e.commit === r.commitId && e.attempt === a.attempt)).toBe(false);
-            // "Stream-Last-Seq is the count before that writer's commit": a commit boundary,
-            // and never below what the loser sent.
-            expect(commitStarts.has(Number(a.lastSeq))).toBe(true);
-            expect(a.lastSeq! >= a.streamSeq).toBe(true);
-          }
-        }
-        expect(r.attempts.filter((a) => a.outcome === "accepted")).toHaveLength(1);
-        expect(r.attempts.some((a) => a.outcome === "lost")).toBe(false);
-      }
-      // "the stored value is always the event count before the latest commit".
-      const lastRun = [...runs.values()].at(-1)!;
-      expect((await inspect(url)).last_stream_seq).toBe(padSeq(lastRun.position));
-      // Eight writers racing must collide; with no 409 at all the race was never exercised.
-      expect(conflicts).toBeGreaterThan(0);
-
-      const commits = receipts.length;
-      console.log(
-        `[recipes] prefix-count contention: ${WRITERS} writers x ${COMMITS} commits, ${log.length} events in ${seconds.toFixed(2)} s: ` +
-          `${(commits / seconds).toFixed(1)} commits/s, 409 rate ${((100 * conflicts) / attempts).toFixed(1)}% (${conflicts}/${attempts} POSTs), ` +
-          `${((attempts - commits) / commits).toFixed(2)} retries per commit`,
-      );
+      const race = await prefixCountRace([url], { readAll, lastStreamSeq: async (u) => (await inspect(u)).last_stream_seq });
+      console.log(`[recipes] prefix-count contention: ${describeRace(race)}`);
     },
   );
 
