@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
 import { measureWindow, PHASE, startParts } from "../lib/pool.mjs";
+import { pgbenchCeiling } from "../lib/pg.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
 import { Samples, sleep, totals } from "../lib/stats.mjs";
 
@@ -28,6 +29,7 @@ export function jsonBody(writer, seq) {
  */
 export async function run(server, p) {
   if (server.kind === "fsync-ceiling") return syncCeiling(server.dataDir, p);
+  if (server.kind === "pg-ceiling") return pgCeiling(p);
   const names = Array.from({ length: p.streams }, (_, i) => `bench-${p.runId}-${p.kind}-${i}`);
   // Create the streams (setup traffic, not measured).
   let createFailures = 0;
@@ -125,6 +127,39 @@ async function syncCeiling(dir, p) {
     child.stdin.end();
     await exited;
   }
+}
+
+/**
+ * The PostgreSQL ceiling: pgbench, one transaction per append, a client per writer. Its server
+ * CPU misses the backends, which exit with pgbench's connections before the window is read.
+ */
+async function pgCeiling(p) {
+  const r = await pgbenchCeiling({ clients: p.writers, streams: p.streams, bytes: RECORD_BYTES[p.kind], warmupMs: p.warmupMs, durationMs: p.durationMs });
+  const { cpu } = r;
+  return {
+    appendsPerS: r.tps,
+    ok: r.transactions,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    p999: r.latency.p999,
+    max: r.latency.max,
+    meanMs: r.latency.mean,
+    non2xx: r.failed,
+    errors: 0,
+    totalReq: r.transactions,
+    totalNon2xx: r.failed,
+    statuses: {},
+    errorSamples: [],
+    serverCpuUsPerAppend: (cpu.serverCpuS * 1e6) / r.transactions,
+    serverCpuPct: cpu.serverCpuPct,
+    clientCpuPct: cpu.clientCpuPct,
+    otherCpuPct: cpu.otherCpuPct,
+    stealPct: cpu.stealPct,
+    clientCpuUsPerReq: NaN,
+    windowS: cpu.wallS,
+    recordBytes: RECORD_BYTES[p.kind],
+    capped: false,
+  };
 }
 
 /** Worker part: run the closed-loop writers given in params.writers. */
