@@ -51,6 +51,13 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
       }
       return renderError(protocolError("STORAGE_CORRUPT", "a damaged database page failed on read"));
     }
+    if (disk === "unavailable") {
+      if (now - diskLoggedAt >= 60_000) {
+        diskLoggedAt = now;
+        deps.log.warn("the database cannot be reached; requests get 503 DATABASE_UNAVAILABLE until it can", { error: message });
+      }
+      return renderError(protocolError("DATABASE_UNAVAILABLE", "the server cannot reach its database; nothing of this request was written, retry shortly"));
+    }
     const full = disk === "full";
     if (now - diskLoggedAt >= 60_000) {
       diskLoggedAt = now;

@@ -33,6 +33,7 @@ export const OPTIONS = [
   { flag: "host", env: "URSA_HOST", value: "ADDR", default: "127.0.0.1", help: "address to listen on" },
   { flag: "port", env: "URSA_PORT", value: "N", default: "4437", help: "port to listen on; 0 picks a free one", parse: integer(0, 65535) },
   { flag: "data", env: "URSA_DATA", value: "DIR", default: "./ursa-data", help: "directory of the SQLite database (ursa.sqlite)" },
+  { flag: "postgres", env: "URSA_POSTGRES", value: "URL", default: "", help: "keep every stream in this PostgreSQL database (postgres://user@host:port/db) instead of SQLite under --data; several ursa processes may share it", secret: true },
   { flag: "memory", env: "URSA_MEMORY", value: "", default: "false", help: "keep everything in memory; nothing survives a restart", parse: bool },
   { flag: "sync", env: "URSA_SYNC", value: "full|normal", default: "full", help: "full: no write is acknowledged before it is on disk; normal: survives a crash of ursa, may lose the last writes on power loss", parse: choice("full", "normal") },
   { flag: "long-poll-timeout-ms", env: "URSA_LONG_POLL_TIMEOUT_MS", value: "MS", default: "1000", help: "how long a long-poll waits before 204; timeout_ms overrides it per request", parse: integer(1) },

@@ -24,7 +24,7 @@ describe("POST …/append-batch", () => {
     const res = await batch("/test-b/j", ['{"a":1}', "[2,[3]]", ' "four" ']);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("application/json");
-    expect(res.headers.get("Stream-Incarnation")).toBe(h.store.get("test-b/j")!.incarnation);
+    expect(res.headers.get("Stream-Incarnation")).toBe((await h.store.get("test-b/j"))!.incarnation);
     expect(res.headers.get("Stream-Next-Offset")).toBe(at(21));
     // {"a":1}\n is 8 bytes; 2\n and [3]\n are 2 and 4; "four"\n is 7.
     expect(await res.json()).toEqual([
@@ -45,8 +45,8 @@ describe("POST …/append-batch", () => {
       { status: 204, stream_next_offset: at(5) },
       { status: 204, stream_next_offset: at(6) },
     ]);
-    const state = h.store.get("test-b/b")!;
-    expect(h.store.readRange(state, 0, 100, true).chunks.map((c) => [...c])).toEqual([[0, 1, 2], [13, 10], [255]]);
+    const state = (await h.store.get("test-b/b"))!;
+    expect((await h.store.readRange(state, 0, 100, true)).chunks.map((c) => [...c])).toEqual([[0, 1, 2], [13, 10], [255]]);
     expect(state.messageCount).toBe(3);
   });
 
@@ -59,7 +59,7 @@ describe("POST …/append-batch", () => {
 
   test("a failed frame is reported in its ack, with the code, the tail and the closure; minimal is then not 204", async () => {
     expect((await h.request("POST", "/test-b/j", { headers: { ...J, "Stream-Closed": "true" }, body: "0" })).status).toBe(204);
-    const before = h.fingerprint("test-b/j");
+    const before = await h.fingerprint("test-b/j");
     const res = await batch("/test-b/j", ["1", "2"], { ...J, Prefer: "return=minimal" });
     expect(res.status).toBe(200);
     const acks = (await res.json()) as Record<string, unknown>[];
@@ -68,26 +68,26 @@ describe("POST …/append-batch", () => {
       expect(ack).toMatchObject({ status: 409, error_code: "STREAM_CLOSED", stream_next_offset: at(2), stream_closed: true });
       expect(typeof ack.error).toBe("string");
     }
-    expect(h.fingerprint("test-b/j")).toBe(before);
+    expect(await h.fingerprint("test-b/j")).toBe(before);
   });
 
   test("a Content-Type that is not the stream's fails every frame with 409 and appends nothing", async () => {
-    const before = h.fingerprint("test-b/j");
+    const before = await h.fingerprint("test-b/j");
     const res = await batch("/test-b/j", ["1"], { "Content-Type": "application/json; charset=utf-8" });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual([expect.objectContaining({ status: 409, error_code: "CONTENT_TYPE_MISMATCH", stream_next_offset: at(0) })]);
-    expect(h.fingerprint("test-b/j")).toBe(before);
+    expect(await h.fingerprint("test-b/j")).toBe(before);
   });
 
   test("a matching Stream-Incarnation is checked once and accepted", async () => {
-    const token = h.store.get("test-b/j")!.incarnation;
+    const token = (await h.store.get("test-b/j"))!.incarnation;
     expect((await batch("/test-b/j", ["1"], { ...J, "Stream-Incarnation": token })).status).toBe(200);
   });
 
   test("512 frames are allowed", async () => {
     const res = await batch("/test-b/j", Array.from({ length: 512 }, (_, i) => String(i)));
     expect(((await res.json()) as unknown[]).length).toBe(512);
-    expect(h.store.get("test-b/j")!.messageCount).toBe(512);
+    expect((await h.store.get("test-b/j"))!.messageCount).toBe(512);
   });
 
   test("the whole batch commits in one transaction: a reader waiting at the tail wakes once, to every frame", async () => {

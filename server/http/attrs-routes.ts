@@ -13,15 +13,15 @@ import { baseHeaders, H } from "./headers";
 import type { StreamPath } from "./paths";
 import { parseIncarnationHeader } from "./write-requests";
 
-export function getAttrs(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Response {
+export async function getAttrs(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Promise<Response> {
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const checked = checkAddressed(deps.store.get(path.key), incarnation.value);
+  const checked = checkAddressed(await deps.store.get(path.key), incarnation.value);
   if (isProtocolError(checked)) return renderError(checked);
   const h = baseHeaders();
   h.set(H.contentType, "application/json");
   h.set(H.incarnation, checked.incarnation);
-  return new Response(head ? null : (deps.store.attrs(checked) ?? "{}"), { status: 200, headers: h });
+  return new Response(head ? null : ((await deps.store.attrs(checked)) ?? "{}"), { status: 200, headers: h });
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -15,7 +15,7 @@ const getAttrs = async (path = "/test-b/s") => {
   const res = await h.request("GET", `${path}/attrs`);
   expect(res.status).toBe(200);
   expect(res.headers.get("Content-Type")).toBe("application/json");
-  expect(res.headers.get("Stream-Incarnation")).toBe(h.store.get(path.slice(1))!.incarnation);
+  expect(res.headers.get("Stream-Incarnation")).toBe((await h.store.get(path.slice(1)))!.incarnation);
   return res.json();
 };
 const putAttrs = (body: string, headers: Record<string, string> = {}) => h.request("PUT", "/test-b/s/attrs", { headers: { ...J, ...headers }, body });
@@ -28,7 +28,7 @@ describe("GET and PUT …/attrs", () => {
   test("PUT replaces them whole: title and metadata are kept, unknown fields are not, {} clears", async () => {
     const res = await putAttrs('{"title":"Run 42","metadata":{"b":[{"y":1,"x":2}],"a":true},"color":"red"}');
     expect(res.status).toBe(204);
-    expect(res.headers.get("Stream-Incarnation")).toBe(h.store.get("test-b/s")!.incarnation);
+    expect(res.headers.get("Stream-Incarnation")).toBe((await h.store.get("test-b/s"))!.incarnation);
     // metadata keys are sorted, so the text a re-PUT compares does not depend on member order.
     const text = await (await h.request("GET", "/test-b/s/attrs")).text();
     expect(text).toBe('{"title":"Run 42","metadata":{"a":true,"b":[{"x":2,"y":1}]}}');
@@ -36,23 +36,23 @@ describe("GET and PUT …/attrs", () => {
     expect(await getAttrs()).toEqual({ metadata: { k: 1 } });
     expect((await putAttrs("{}")).status).toBe(204);
     expect(await getAttrs()).toEqual({});
-    expect(h.store.get("test-b/s")!.attrsId).toBeNull();
+    expect((await h.store.get("test-b/s"))!.attrsId).toBeNull();
   });
 
   test("a PUT of equal attributes is a 204 that writes nothing new", async () => {
     await putAttrs('{"title":"t"}');
-    const id = h.store.get("test-b/s")!.attrsId;
+    const id = (await h.store.get("test-b/s"))!.attrsId;
     expect((await putAttrs('{ "title" : "t" }')).status).toBe(204);
-    expect(h.store.get("test-b/s")!.attrsId).toBe(id);
+    expect((await h.store.get("test-b/s"))!.attrsId).toBe(id);
   });
 
   test("neither GET nor PUT renews the TTL", async () => {
     expect((await h.request("PUT", "/test-b/ttl", { headers: { ...J, "Stream-TTL": "60" } })).status).toBe(201);
-    const touched = h.store.get("test-b/ttl")!.touchedAtMs;
+    const touched = (await h.store.get("test-b/ttl"))!.touchedAtMs;
     h.clock.now += 30_000;
     expect((await h.request("PUT", "/test-b/ttl/attrs", { headers: J, body: '{"title":"x"}' })).status).toBe(204);
     expect(await getAttrs("/test-b/ttl")).toEqual({ title: "x" });
-    expect(h.store.get("test-b/ttl")!.touchedAtMs).toBe(touched);
+    expect((await h.store.get("test-b/ttl"))!.touchedAtMs).toBe(touched);
     h.clock.now += 31_000;
     expect((await h.request("GET", "/test-b/ttl/attrs")).status).toBe(404);
   });
@@ -83,7 +83,7 @@ describe("GET and PUT …/attrs", () => {
   });
 
   test("a matching Stream-Incarnation is honoured on GET and PUT", async () => {
-    const token = h.store.get("test-b/s")!.incarnation;
+    const token = (await h.store.get("test-b/s"))!.incarnation;
     expect((await putAttrs('{"title":"t"}', { "Stream-Incarnation": token })).status).toBe(204);
     expect((await h.request("GET", "/test-b/s/attrs", { headers: { "Stream-Incarnation": token } })).status).toBe(200);
   });
@@ -95,12 +95,12 @@ describe("Stream-Attrs on PUT (spec §2.5)", () => {
     expect((await h.request("PUT", "/test-b/a", { headers: { ...J, "Stream-Attrs": attrs } })).status).toBe(201);
     expect(await getAttrs("/test-b/a")).toEqual({ title: "t", metadata: { a: 1, b: 2 } });
     expect((await h.request("PUT", "/test-b/a", { headers: { ...J, "Stream-Attrs": '{"metadata":{"b":2,"a":1},"title":"t"}' } })).status).toBe(200);
-    const before = h.fingerprint("test-b/a");
+    const before = await h.fingerprint("test-b/a");
     const other = await h.request("PUT", "/test-b/a", { headers: { ...J, "Stream-Attrs": '{"title":"u"}' } });
     expect(other.status).toBe(409);
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe("STREAM_ALREADY_EXISTS_CONFLICT");
     expect((await h.request("PUT", "/test-b/a", { headers: J })).status).toBe(409);
-    expect(h.fingerprint("test-b/a")).toBe(before);
+    expect(await h.fingerprint("test-b/a")).toBe(before);
   });
 
   test("a re-PUT compares with the attributes as PUT …/attrs last left them", async () => {

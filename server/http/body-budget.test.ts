@@ -40,15 +40,15 @@ describe("bodies in memory, server-wide", () => {
     const held = h.request("POST", "/budget-b/s", { headers: TEXT, body: upload.body });
     await tick();
 
-    const before = h.fingerprint("budget-b/s");
+    const before = await h.fingerprint("budget-b/s");
     const refused = await h.request("POST", "/budget-b/s", { headers: TEXT, body: "x".repeat(50) });
     expect(refused.status).toBe(503);
     expect(refused.headers.get("Retry-After")).toBe("1");
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("INGRESS_BODY_BYTES_LIMIT");
-    expect(h.fingerprint("budget-b/s")).toBe(before!);
+    expect(await h.fingerprint("budget-b/s")).toBe(before!);
     // A PUT's body counts too.
     expect((await h.request("PUT", "/budget-b/other", { headers: TEXT, body: "y".repeat(50) })).status).toBe(503);
-    expect(h.fingerprint("budget-b/other")).toBeNull();
+    expect(await h.fingerprint("budget-b/other")).toBeNull();
     // What fits beside the held upload still goes through.
     expect((await h.request("POST", "/budget-b/s", { headers: TEXT, body: "z".repeat(40) })).status).toBe(204);
 

@@ -148,8 +148,8 @@ async function check(m: Model): Promise<void> {
   }
   // The rows below the floor are deleted, and only those.
   await h.store.reclaimed();
-  const s = h.store.get("test-b/p")!;
-  const held = h.store.readRange(s, 0, Number.MAX_SAFE_INTEGER, true).chunks.length;
+  const s = (await h.store.get("test-b/p"))!;
+  const held = (await h.store.readRange(s, 0, Number.MAX_SAFE_INTEGER, true)).chunks.length;
   expect(held).toBe(m.floor === 0 ? m.values.length : 0);
 }
 

@@ -34,7 +34,7 @@ describe("framing (spec §2.18)", () => {
     expect(res.headers.get("Stream-Up-To-Date")).toBe("true");
     expect(res.headers.get("Stream-Closed")).toBeNull();
     expect(res.headers.get("Cache-Control")).toBe("no-store");
-    expect(res.headers.get("Stream-Incarnation")).toBe(h.store.get("test-b/s")!.incarnation);
+    expect(res.headers.get("Stream-Incarnation")).toBe((await h.store.get("test-b/s"))!.incarnation);
   });
 
   test("without a snapshot: an empty octet-stream part, Stream-Snapshot-Offset -1, and the messages from the floor", async () => {
@@ -77,9 +77,9 @@ describe("framing (spec §2.18)", () => {
 
   test("the boundary is drawn again if it occurs in a message or in the snapshot", async () => {
     const draws = ["ursa-bootstrap-in-a-message", "ursa-bootstrap-in-the-snapshot", "ursa-bootstrap-free"];
-    const snapshot = { chunks: 2, chunk: (i: number) => new TextEncoder().encode(i === 0 ? "...ursa-bootstrap-in-the-" : "snapshot..."), mentionsBoundary: true, release() {} };
+    const snapshot = { chunks: 2, chunk: async (i: number) => new TextEncoder().encode(i === 0 ? "...ursa-bootstrap-in-the-" : "snapshot..."), mentionsBoundary: true, release() {} };
     const messages = [new TextEncoder().encode("x ursa-bootstrap-in-a-message x")];
-    expect(freeBoundary(messages, snapshot, () => draws.shift()!)).toBe("ursa-bootstrap-free");
+    expect(await freeBoundary(messages, snapshot, () => draws.shift()!)).toBe("ursa-bootstrap-free");
   });
 
   test("bootstrap renews the TTL; HEAD answers its headers and renews nothing", async () => {
@@ -104,7 +104,7 @@ describe("an answer in progress stays what it was (spec §2.18)", () => {
     expect((await h.request("PUT", "/test-b/s", { headers: J, body: '[{"n":1},{"n":2},{"n":3}]' })).status).toBe(201);
     const old = new Uint8Array(3 * 1024 * 1024).fill(7);
     expect((await h.request("PUT", `/test-b/s/snapshot/${at(8)}`, { headers: B, body: old })).status).toBe(204);
-    const oldMeta = h.store.get("test-b/s")!.snapshot!;
+    const oldMeta = (await h.store.get("test-b/s"))!.snapshot!;
 
     const res = await h.request("GET", "/test-b/s/bootstrap");
     const boundary = res.headers.get("Content-Type")!.split("boundary=")[1]!;
@@ -126,7 +126,7 @@ describe("an answer in progress stays what it was (spec §2.18)", () => {
     // The response has ended, so nothing holds the old snapshot's bytes any more.
     await Bun.sleep(10);
     await h.store.reclaimed();
-    expect(() => h.store.openSnapshot(oldMeta).chunk(0)).toThrow(/no chunk/);
+    await expect((await h.store.openSnapshot(oldMeta)).chunk(0)).rejects.toThrow(/no chunk/);
     // And the next bootstrap starts from the new snapshot.
     const after = await bootstrap("/test-b/s");
     expect(after.res.headers.get("Stream-Snapshot-Offset")).toBe(at(24));

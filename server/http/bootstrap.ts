@@ -18,7 +18,7 @@ import type { StreamPath } from "./paths";
 import { streamOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
-export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Response {
+export async function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Promise<Response> {
   const q = new URL(req.url).searchParams;
   if (q.has("live")) {
     return renderError(protocolError("INVALID_QUERY", "bootstrap answers once; follow it with reads (live ones too) from its Stream-Next-Offset"));
@@ -29,15 +29,15 @@ export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: b
   }
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const checked = checkAddressed(deps.store.get(path.key), incarnation.value);
+  const checked = checkAddressed(await deps.store.get(path.key), incarnation.value);
   if (isProtocolError(checked)) return renderError(checked);
   const state = checked;
-  const slice = deps.store.readRange(state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
+  const slice = await deps.store.readRange(state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
   const end = bootstrapEnd(state, slice.end);
   // A JSON message is stored with its LF; its part is the message text alone.
   const messages = isJsonType(state.contentType) ? slice.chunks.map((m) => m.subarray(0, m.length - 1)) : slice.chunks;
-  const reader = state.snapshot && !head ? deps.store.openSnapshot(state.snapshot) : null;
-  const boundary = head ? randomBoundary() : freeBoundary(messages, reader);
+  const reader = state.snapshot && !head ? await deps.store.openSnapshot(state.snapshot) : null;
+  const boundary = head ? randomBoundary() : await freeBoundary(messages, reader);
   const snapshotType = state.snapshot?.contentType ?? DEFAULT_CONTENT_TYPE;
 
   const h = baseHeaders();
@@ -52,12 +52,12 @@ export function bootstrap(deps: AppDeps, req: Request, path: StreamPath, head: b
   h.set(H.incarnation, state.incarnation);
   const parts = { boundary, snapshotType, contentType: state.contentType, messages };
   if (head) return new Response(null, { status: 200, headers: h });
-  deps.store.renewTtl(path.key);
+  await deps.store.renewTtl(path.key);
   return new Response(bootstrapBody(parts, reader, req.signal), { status: 200, headers: h });
 }
 
 /** A boundary that occurs in no payload (RFC 2046 §5.1.1); drawn again in the unlikely case it does. */
-export function freeBoundary(messages: Uint8Array[], snapshot: SnapshotReader | null, draw = randomBoundary): string {
+export async function freeBoundary(messages: Uint8Array[], snapshot: SnapshotReader | null, draw = randomBoundary): Promise<string> {
   for (;;) {
     const boundary = draw();
     const needle = new TextEncoder().encode(boundary);
@@ -66,7 +66,7 @@ export function freeBoundary(messages: Uint8Array[], snapshot: SnapshotReader | 
     // only such a one is read through before it is sent.
     if (snapshot?.mentionsBoundary) {
       const scanner = new NeedleScanner(needle);
-      for (let i = 0; i < snapshot.chunks && !scanner.found; i++) scanner.feed(snapshot.chunk(i));
+      for (let i = 0; i < snapshot.chunks && !scanner.found; i++) scanner.feed(await snapshot.chunk(i));
       if (scanner.found) continue;
     }
     return boundary;
@@ -89,9 +89,9 @@ function bootstrapBody(p: Parts, snapshot: SnapshotReader | null, signal: AbortS
 }
 
 /** The body in order: the snapshot part chunk by chunk, then the message parts packed into pieces. */
-function* pieces(p: Parts, snapshot: SnapshotReader | null, release: () => void): Generator<Uint8Array> {
+async function* pieces(p: Parts, snapshot: SnapshotReader | null, release: () => void): AsyncGenerator<Uint8Array> {
   yield partHead(p.boundary, p.snapshotType);
-  for (let i = 0; snapshot !== null && i < snapshot.chunks; i++) yield snapshot.chunk(i);
+  for (let i = 0; snapshot !== null && i < snapshot.chunks; i++) yield await snapshot.chunk(i);
   release();
   const head = partHead(p.boundary, p.contentType);
   let batch: Uint8Array[] = [PART_END];

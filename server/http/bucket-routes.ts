@@ -4,6 +4,7 @@ import { isProtocolError, protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { parseBucketId } from "./paths";
+import { bucketJson, streamSummaryJson } from "./listing-json";
 import { empty, json } from "./respond";
 import { Routes } from "./router";
 import { streamPage } from "./stream-page";
@@ -13,15 +14,15 @@ const BUCKET_METHODS = "GET, HEAD, PUT, DELETE, OPTIONS";
 export function bucketRoutes(deps: AppDeps): Routes {
   const app = new Routes();
 
-  app.get("/:bucket/streams", (c) => {
-    const result = streamPage(deps, c.req.param("bucket"), new URL(c.req.url), 1000);
+  app.get("/:bucket/streams", async (c) => {
+    const result = await streamPage(deps, c.req.param("bucket"), new URL(c.req.url), 1000);
     if (isProtocolError(result)) return renderError(result);
     const { page } = result;
     return json({
       bucket_id: result.bucket,
       prefix: result.prefix,
       stream_count: page.items.length,
-      streams: page.items,
+      streams: page.items.map(streamSummaryJson),
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
     });
@@ -40,9 +41,9 @@ export function bucketRoutes(deps: AppDeps): Routes {
         return empty(outcome === "created" ? 201 : 200);
       }
       case "GET": {
-        const found = deps.store.getBucket(bucket.value);
+        const found = await deps.store.getBucket(bucket.value);
         if (!found) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
-        return json(found);
+        return json(bucketJson(found));
       }
       case "DELETE": {
         const outcome = await deps.store.deleteBucket(bucket.value);

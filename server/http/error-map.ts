@@ -71,6 +71,8 @@ export function statusOf(error: ProtocolError): number {
     case "CONNECTION_LIMIT":
     case "STARTING":
     case "STORAGE_UNAVAILABLE":
+    // The PostgreSQL engine lost its database: nothing of the request was written; retry.
+    case "DATABASE_UNAVAILABLE":
       return 503;
     // Damaged database pages are no fault of the client's, and retrying will not help: 500, with a
     // code of its own so that clients and operators can tell it from a bug.

@@ -47,7 +47,7 @@ async function stored(): Promise<{ rows: Map<number, number>; pages: number; fre
   }
 }
 
-const idOf = (key: string) => h.store.get(key)!.id;
+const idOf = async (key: string) => (await h.store.get(key))!.id;
 
 describe("reading a fork", () => {
   beforeEach(async () => {
@@ -59,7 +59,7 @@ describe("reading a fork", () => {
     expect((await fork("/test-b/f", "/test-b/s", 14, { "Stream-Fork-Sub-Offset": "2" })).status).toBe(201);
     expect((await post("/test-b/f", "!!")).status).toBe(204);
     expect((await post("/test-b/s", "later")).status).toBe(204);
-    const own = (await stored()).rows.get(idOf("test-b/f"));
+    const own = (await stored()).rows.get(await idOf("test-b/f"));
     // The sub-offset's prefix ("de") is its own first message, then its append; nothing else.
     expect(own).toBe(2);
     const whole = "alphabetagammade!!";
@@ -88,11 +88,11 @@ describe("reading a fork", () => {
   test("JSON: a page spanning the fork point is one array, whole messages, with the count carried on", async () => {
     expect((await put("/test-b/j", J, '[{"a":1},{"a":2}]')).status).toBe(201);
     expect((await post("/test-b/j", '[{"a":3},{"a":4}]', J)).status).toBe(204);
-    const secondAppend = h.store.get("test-b/j")!.tail - Buffer.byteLength('{"a":3}\n{"a":4}\n');
+    const secondAppend = (await h.store.get("test-b/j"))!.tail - Buffer.byteLength('{"a":3}\n{"a":4}\n');
     expect((await fork("/test-b/jf", "/test-b/j", secondAppend, { "Stream-Fork-Sub-Offset": "1" })).status).toBe(201);
     expect((await post("/test-b/jf", '{"b":1}', J)).status).toBe(204);
     expect(await (await h.request("GET", "/test-b/jf?offset=-1")).json()).toEqual([{ a: 1 }, { a: 2 }, { a: 3 }, { b: 1 }]);
-    expect(h.store.get("test-b/jf")!.messageCount).toBe(4);
+    expect((await h.store.get("test-b/jf"))!.messageCount).toBe(4);
     const inside = await h.request("GET", `/test-b/jf?offset=${at(Buffer.byteLength('{"a":1}\n'))}`);
     expect(await inside.json()).toEqual([{ a: 2 }, { a: 3 }, { b: 1 }]);
   });
@@ -100,11 +100,11 @@ describe("reading a fork", () => {
   test("the console's message index pages through the inherited messages and the fork's own, both ways", async () => {
     expect((await fork("/test-b/f", "/test-b/s", 9)).status).toBe(201);
     expect((await post("/test-b/f", "mine")).status).toBe(204);
-    const state = h.store.get("test-b/f")!;
+    const state = (await h.store.get("test-b/f"))!;
     const offsets = (page: { messages: { offset: number }[] }) => page.messages.map((m) => m.offset);
-    expect(offsets(h.store.introspection.messageIndex(state, { from: 0 }, 10))).toEqual([0, 5, 9]);
-    expect(offsets(h.store.introspection.messageIndex(state, { from: 6 }, 2))).toEqual([5, 9]);
-    const last = h.store.introspection.messageIndex(state, { before: state.tail }, 2);
+    expect(offsets(await h.store.introspection.messageIndex(state, { from: 0 }, 10))).toEqual([0, 5, 9]);
+    expect(offsets(await h.store.introspection.messageIndex(state, { from: 6 }, 2))).toEqual([5, 9]);
+    const last = await h.store.introspection.messageIndex(state, { before: state.tail }, 2);
     expect(offsets(last)).toEqual([5, 9]);
     expect(last.has_before).toBe(true);
   });
@@ -143,11 +143,11 @@ describe("deleting forks and sources", () => {
   });
 
   test("fork first, then source: the source reads exactly until deleted; then every row and its pages are gone", async () => {
-    const source = idOf("test-b/s");
+    const source = await idOf("test-b/s");
     const baseline = await stored();
     expect((await fork("/test-b/f", "/test-b/s", 32 * FILL.length)).status).toBe(201);
     expect((await post("/test-b/f", "mine")).status).toBe(204);
-    const fork1 = idOf("test-b/f");
+    const fork1 = await idOf("test-b/f");
     expect((await h.request("DELETE", "/test-b/f")).status).toBe(204);
     expect((await text("/test-b/s")).length).toBe(64 * FILL.length);
     const afterFork = await stored();
@@ -161,7 +161,7 @@ describe("deleting forks and sources", () => {
   });
 
   test("source first: it is soft-deleted, its fork reads exactly, the rows above the fork point go; the fork's delete takes the rest", async () => {
-    const source = idOf("test-b/s");
+    const source = await idOf("test-b/s");
     expect((await fork("/test-b/f", "/test-b/s", 16 * FILL.length)).status).toBe(201);
     expect((await post("/test-b/f", "mine")).status).toBe(204);
     expect((await h.request("DELETE", "/test-b/s")).status).toBe(204);
@@ -202,7 +202,7 @@ describe("retention on a source with forks (spec §7.2)", () => {
   });
 
   test("rows a fork still reads stay, hidden from the source; they go once the fork lets go of them", async () => {
-    const source = idOf("test-b/s");
+    const source = await idOf("test-b/s");
     expect((await fork("/test-b/f", "/test-b/s", 8)).status).toBe(201);
     expect((await h.request("PUT", `/test-b/s/retention/${at(12)}`)).status).toBe(204);
     expect((await h.request("GET", `/test-b/s?offset=${at(4)}`)).status).toBe(410);
@@ -232,7 +232,7 @@ describe("forks made before schema version 7", () => {
     expect((await post("/test-b/s", "data")).status).toBe(204);
     expect((await fork("/test-b/f", "/test-b/s", 3)).status).toBe(201);
     expect((await post("/test-b/f", "!")).status).toBe(204);
-    const [source, forked] = [idOf("test-b/s"), idOf("test-b/f")];
+    const [source, forked] = [await idOf("test-b/s"), await idOf("test-b/f")];
     await h.close();
     // What version 6 left: the fork's own copy of "old", and a soft-deleted source without rows.
     const db = new Database(path);

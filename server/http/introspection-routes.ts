@@ -9,7 +9,7 @@ import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
 import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
-import type { BucketPage, BucketRow, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
+import type { BucketPage, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
 import { isJsonType } from "../protocol/content-type";
 import { searchMessages } from "../storage/message-search";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
@@ -19,8 +19,9 @@ import { renderError } from "./error-map";
 import { parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
 import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
-import type { ListQuery, Page } from "../storage/store";
+import type { BucketSummary, ListQuery, Page } from "../storage/store";
 import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
+import { bucketRowJson, streamListRowJson } from "./listing-json";
 import { json } from "./respond";
 import { Routes } from "./router";
 
@@ -39,7 +40,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     } satisfies WhoAmI);
   });
 
-  app.get("/api/info", (c) =>
+  app.get("/api/info", async (c) =>
     json({
       version: deps.info.version,
       // A path on the server's disk is for those who administer it (docs/security.md).
@@ -47,32 +48,32 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
       sync: deps.info.sync,
       started_at_ms: deps.info.startedAtMs,
       live_readers: deps.hub.active,
-      ...deps.store.counts(),
+      ...(await deps.store.counts()),
     } satisfies ServerInfo),
   );
 
-  app.get("/api/buckets", (c) => {
+  app.get("/api/buckets", async (c) => {
     const query = parseListQuery(new URL(c.req.url), 100);
     if (!query.ok) return renderError(query.error);
     const visible = gate.publicRead ? null : gate.principal(c.req.raw).buckets;
-    const page = visible === null ? deps.store.listBuckets(query.value) : visibleBuckets(deps, visible, query.value);
-    return json({ buckets: page.items, total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
+    const page = visible === null ? await deps.store.listBuckets(query.value) : await visibleBuckets(deps, visible, query.value);
+    return json({ buckets: page.items.map(bucketRowJson), total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
   });
 
-  app.get("/api/buckets/:bucket/streams", (c) => {
+  app.get("/api/buckets/:bucket/streams", async (c) => {
     const bucket = parseBucketId(c.req.param("bucket"));
     if (!bucket.ok) return renderError(bucket.error);
     const query = parseBrowseQuery(new URL(c.req.url));
     if (!query.ok) return renderError(query.error);
-    if (!deps.store.hasBucket(bucket.value)) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
+    if (!(await deps.store.hasBucket(bucket.value))) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
     const q = query.value;
-    const page = deps.store.introspection.browseStreams(bucket.value, q);
+    const page = await deps.store.introspection.browseStreams(bucket.value, q);
     return json({
       bucket_id: bucket.value,
       prefix: q.prefix,
       total: page.total,
       total_capped: page.totalCapped,
-      streams: page.items,
+      streams: page.items.map(streamListRowJson),
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
       sort: q.sort,
@@ -82,50 +83,51 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     } satisfies StreamPage);
   });
 
-  app.get("/api/streams/:bucket/:stream/forks", (c) => {
-    const state = liveStream(c.req.param("bucket"), c.req.param("stream"));
+  app.get("/api/streams/:bucket/:stream/forks", async (c) => {
+    const state = await liveStream(c.req.param("bucket"), c.req.param("stream"));
     if (isProtocolError(state)) return renderError(state);
-    return json(deps.store.introspection.forkTree(state, urlPathOf));
+    return json(await deps.store.introspection.forkTree(state, urlPathOf));
   });
 
-  app.get("/api/streams/:bucket/:stream/messages", (c) => {
-    const state = liveStream(c.req.param("bucket"), c.req.param("stream"));
+  app.get("/api/streams/:bucket/:stream/messages", async (c) => {
+    const state = await liveStream(c.req.param("bucket"), c.req.param("stream"));
     if (isProtocolError(state)) return renderError(state);
     const url = new URL(c.req.url);
     const at = parseIndexPosition(url);
     if (!at.ok) return renderError(at.error);
     const limit = parseLimit(url.searchParams, 200, 1000);
     if (!limit.ok) return renderError(limit.error);
-    return json(deps.store.introspection.messageIndex(state, at.value, limit.value));
+    return json(await deps.store.introspection.messageIndex(state, at.value, limit.value));
   });
 
-  app.get("/api/streams/:bucket/:stream/search", (c) => {
-    const state = liveStream(c.req.param("bucket"), c.req.param("stream"));
+  app.get("/api/streams/:bucket/:stream/search", async (c) => {
+    const state = await liveStream(c.req.param("bucket"), c.req.param("stream"));
     if (isProtocolError(state)) return renderError(state);
     const query = parseSearchQuery(new URL(c.req.url));
     if (!query.ok) return renderError(query.error);
     const q = query.value;
-    if (q.from > state.tail || !deps.store.isMessageStart(state, q.from)) {
+    if (q.from > state.tail || !(await deps.store.isMessageStart(state, q.from))) {
       return renderError(protocolError("INVALID_QUERY", "from must be where a message starts (a previous answer's scanned_to, or 0)"));
     }
     const isJson = isJsonType(state.contentType);
     if (q.field !== "" && !isJson) return renderError(protocolError("INVALID_QUERY", "field search needs an application/json stream"));
-    return json(searchMessages(deps.store, state, isJson, q));
+    return json(await searchMessages(deps.store, state, isJson, q));
   });
 
-  app.get("/api/streams/:bucket/:stream", (c) => {
+  app.get("/api/streams/:bucket/:stream", async (c) => {
     const path = parseStreamPath(c.req.param("bucket"), c.req.param("stream"));
     if (!path.ok) return renderError(path.error);
-    const state = deps.store.get(path.value.key);
+    const state = await deps.store.get(path.value.key);
     if (!state || state.softDeleted) return renderError(protocolError("STREAM_NOT_FOUND", "stream not found"));
-    return json(describe(state, deps.store.producers(state), deps.store.producerLimits, streamUrlPath(path.value), deps.store.attrs(state)));
+    const [producers, attrs] = await Promise.all([deps.store.producers(state), deps.store.attrs(state)]);
+    return json(describe(state, producers, deps.store.producerLimits, streamUrlPath(path.value), attrs));
   });
 
   /** A stream that reads can address: not missing, expired or a deleted source. */
-  function liveStream(bucket: string, stream: string): StreamState | ProtocolError {
+  async function liveStream(bucket: string, stream: string): Promise<StreamState | ProtocolError> {
     const path = parseStreamPath(bucket, stream);
     if (!path.ok) return path.error;
-    const state = deps.store.get(path.value.key);
+    const state = await deps.store.get(path.value.key);
     return state && !state.softDeleted ? state : protocolError("STREAM_NOT_FOUND", "stream not found");
   }
 
@@ -137,16 +139,16 @@ function administersServer(p: Principal): boolean {
 }
 
 /** A page of the buckets a token is limited to: it learns nothing of the others, not even their number. */
-function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: ListQuery): Page<BucketRow> {
-  const matching: BucketRow[] = [];
+async function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: ListQuery): Promise<Page<BucketSummary>> {
+  const matching: BucketSummary[] = [];
   for (const id of [...buckets].sort()) {
-    const found = id.startsWith(q.prefix) ? deps.store.getBucket(id) : undefined;
-    if (found) matching.push({ bucket_id: id, stream_count: found.streams });
+    const found = id.startsWith(q.prefix) ? await deps.store.getBucket(id) : undefined;
+    if (found) matching.push({ bucket: id, streamCount: found.streams });
   }
-  const rows = q.after === null ? matching : matching.filter((r) => r.bucket_id > q.after!);
+  const rows = q.after === null ? matching : matching.filter((r) => r.bucket > q.after!);
   const items = rows.slice(0, q.limit);
   const hasMore = rows.length > q.limit;
-  return { items, total: matching.length, totalCapped: false, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
+  return { items, total: matching.length, totalCapped: false, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket : null };
 }
 
 const urlPathOf = (s: StreamState) => streamUrlPath({ bucket: s.bucket, name: s.name, key: streamKey(s.bucket, s.name) });

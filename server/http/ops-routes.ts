@@ -13,6 +13,7 @@ const REASONS: Record<Exclude<WriteState, "ok">, string> = {
   corrupt: "database damaged: every write is refused until it is repaired; reads of intact data work (see the log)",
   "read-only": "storage is read-only: writes fail",
   "io-error": "storage failed with an I/O error: writes fail",
+  unavailable: "the database cannot be reached: requests get 503 DATABASE_UNAVAILABLE until it can",
   closing: "shutting down",
 };
 
@@ -42,10 +43,10 @@ export function opsRoutes(deps: AppDeps): Routes {
 
   const metrics = deps.metrics;
   if (metrics) {
-    app.get("/metrics", () => {
+    app.get("/metrics", async () => {
       const h = baseHeaders();
       h.set(H.contentType, EXPOSITION_CONTENT_TYPE);
-      const text = metrics.render({
+      const text = await metrics.render({
         store: deps.store,
         hub: deps.hub,
         version: deps.info.version,

@@ -24,15 +24,15 @@ test("a new producer past the limit gets 429 PRODUCER_LIMIT and commits nothing;
   expect((await post("a", 0)).status).toBe(200);
   h.clock.now += 10;
   expect((await post("b", 0)).status).toBe(200);
-  const before = h.fingerprint("limit-b/s");
+  const before = await h.fingerprint("limit-b/s");
 
   const refused = await post("c", 0, "refused");
   expect(refused.status).toBe(429);
-  expect(refused.headers.get("Stream-Incarnation")).toBe(h.store.get("limit-b/s")!.incarnation);
+  expect(refused.headers.get("Stream-Incarnation")).toBe((await h.store.get("limit-b/s"))!.incarnation);
   const { error } = (await refused.json()) as { error: { code: string; message: string } };
   expect(error.code).toBe("PRODUCER_LIMIT");
   expect(error.message).toStartWith("producer_limit");
-  expect(h.fingerprint("limit-b/s")).toBe(before);
+  expect(await h.fingerprint("limit-b/s")).toBe(before);
 
   h.clock.now += HOUR;
   expect((await post("c", 0)).status).toBe(200);

@@ -103,16 +103,16 @@ async function seed(h: Harness): Promise<void> {
 const withoutForkRefs = (fingerprint: string | null) => fingerprint?.replace(/"forkRefs":\d+/, "") ?? null;
 const withoutTouch = (fingerprint: string | null) => fingerprint?.replace(/"touchedAtMs":\d+/, "") ?? null;
 
-function bytesOf(h: Harness, key: string): Buffer | null {
-  const s = h.store.get(key);
-  return s ? Buffer.concat(h.store.readRange(s, 0, Number.MAX_SAFE_INTEGER, false).chunks) : null;
+async function bytesOf(h: Harness, key: string): Promise<Buffer | null> {
+  const s = await h.store.get(key);
+  return s ? Buffer.concat((await h.store.readRange(s, 0, Number.MAX_SAFE_INTEGER, false)).chunks) : null;
 }
 
 async function check(h: Harness, r: Req): Promise<number> {
   const target = KEYS.find((k) => r.path === `/${k}`);
-  const before = new Map(KEYS.map((k) => [k, h.fingerprint(k)]));
-  const targetState = target ? h.store.get(target) : undefined;
-  const bytesBefore = target ? bytesOf(h, target) : null;
+  const before = new Map(await Promise.all(KEYS.map(async (k) => [k, await h.fingerprint(k)] as const)));
+  const targetState = target ? await h.store.get(target) : undefined;
+  const bytesBefore = target ? await bytesOf(h, target) : null;
   const res = await h.request(r.method, r.path + r.query, { headers: r.headers, body: r.method === "GET" || r.method === "HEAD" ? undefined : r.body });
   const what = `${r.method} ${r.path}${r.query} ${JSON.stringify(r.headers)} ${JSON.stringify(r.body)} → ${res.status}`;
 
@@ -134,7 +134,7 @@ async function check(h: Harness, r: Req): Promise<number> {
   for (const k of KEYS) {
     if (accepted && k === target) continue;
     const was = before.get(k)!;
-    const now = h.fingerprint(k);
+    const now = await h.fingerprint(k);
     // A read renews its stream's sliding TTL (spec §7.1), once time has passed.
     if (r.method === "GET" && k === target) expect(withoutTouch(now), `${what}: ${k}`).toBe(withoutTouch(was));
     else if (!accepted) expect(now, `${what}: ${k}`).toBe(was);
@@ -145,7 +145,7 @@ async function check(h: Harness, r: Req): Promise<number> {
 
   // An accepted append of a byte stream stored its whole body, or nothing if it was a duplicate.
   if (r.method === "POST" && res.status < 300 && target && targetState && targetState.contentType === "text/plain") {
-    const after = bytesOf(h, target)!;
+    const after = (await bytesOf(h, target))!;
     const duplicate = r.headers["Producer-Id"] !== undefined && res.status === 204;
     const expected = duplicate ? bytesBefore! : Buffer.concat([bytesBefore!, Buffer.from(r.body)]);
     expect(after.equals(expected), `${what}: stored ${after.length} bytes, expected ${expected.length}`).toBe(true);

@@ -82,11 +82,11 @@ test("a read-only store is unready, and its writes get 503 STORAGE_UNAVAILABLE w
     const db = (h.store as unknown as { db: Database }).db;
     expect((await h.request("PUT", "/ready-b/s", { headers: TEXT, body: "kept" })).status).toBe(201);
     db.exec("PRAGMA query_only = 1");
-    const before = h.fingerprint("ready-b/s");
+    const before = await h.fingerprint("ready-b/s");
     const refused = await h.request("POST", "/ready-b/s", { headers: TEXT, body: "lost" });
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("STORAGE_UNAVAILABLE");
-    expect(h.fingerprint("ready-b/s")).toBe(before);
+    expect(await h.fingerprint("ready-b/s")).toBe(before);
     const r = await ready(h);
     expect([r.status, r.body.reason]).toEqual([503, "storage is read-only: writes fail"]);
     db.exec("PRAGMA query_only = 0");

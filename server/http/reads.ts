@@ -25,14 +25,14 @@ export async function readStream(deps: AppDeps, req: Request, path: StreamPath):
   if (!query.ok) return renderError(query.error);
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const state = deps.store.get(path.key);
+  const state = await deps.store.get(path.key);
   const start = planReadStart(state, query.value.offset, incarnation.value);
   if (isProtocolError(start)) return renderError(start);
   const arrayMode = isJsonType(state!.contentType) && !query.value.ndjson;
-  if (arrayMode && !deps.store.isMessageStart(state!, start)) {
+  if (arrayMode && !(await deps.store.isMessageStart(state!, start))) {
     return renderError(protocolError("INVALID_OFFSET", "offset falls inside a JSON message"));
   }
-  deps.store.renewTtl(path.key);
+  await deps.store.renewTtl(path.key);
   const q = query.value;
   if (q.live === "sse") return sse(deps, req, path, state!, start, q);
   if (q.live === "long-poll") return longPoll(deps, req, path, state!, start, q, arrayMode, incarnation.value);
@@ -94,7 +94,7 @@ async function longPoll(
     for (;;) {
       const remaining = deadline - Date.now();
       const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client) : "timeout";
-      const now = deps.store.get(path.key);
+      const now = await deps.store.get(path.key);
       if (!now || now.id !== state.id || now.softDeleted) {
         // The stream this reader waited on is gone: a recreated one is not a continuation.
         if (now && !now.softDeleted && incarnation !== null) {
@@ -160,10 +160,10 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, 
   return new Response(body, { status: 200, headers: h });
 }
 
-export function headStream(deps: AppDeps, req: Request, path: StreamPath): Response {
+export async function headStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const checked = checkAddressed(deps.store.get(path.key), incarnation.value);
+  const checked = checkAddressed(await deps.store.get(path.key), incarnation.value);
   if (isProtocolError(checked)) return renderError(checked);
   const s = checked;
   const h = baseHeaders();

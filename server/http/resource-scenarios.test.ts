@@ -147,7 +147,7 @@ describe("sub-resources: bad input gets a 4xx with a stable code and commits not
 });
 
 test("a snapshot body streamed past the limit (no Content-Length) is refused with 413 and commits nothing", async () => {
-  const before = ALL.map((k) => h.fingerprint(k));
+  const before = await Promise.all(ALL.map((k) => h.fingerprint(k)));
   let sent = 0;
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -160,5 +160,5 @@ test("a snapshot body streamed past the limit (no Content-Length) is refused wit
   expect(res.status).toBe(413);
   expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
   await h.store.reclaimed();
-  expect(ALL.map((k) => h.fingerprint(k))).toEqual(before);
+  expect(await Promise.all(ALL.map((k) => h.fingerprint(k)))).toEqual(before);
 });

@@ -24,12 +24,12 @@ describe("advancing the floor (spec §2.17)", () => {
     const res = await retain(8);
     expect(res.status).toBe(204);
     expect(res.headers.get("Stream-Retained-Offset")).toBe(at(8));
-    expect(res.headers.get("Stream-Incarnation")).toBe(h.store.get("test-b/s")!.incarnation);
-    const before = h.fingerprint("test-b/s");
+    expect(res.headers.get("Stream-Incarnation")).toBe((await h.store.get("test-b/s"))!.incarnation);
+    const before = await h.fingerprint("test-b/s");
     const again = await retain(8);
     expect(again.status).toBe(204);
     expect(again.headers.get("Stream-Retained-Offset")).toBe(at(8));
-    expect(h.fingerprint("test-b/s")).toBe(before);
+    expect(await h.fingerprint("test-b/s")).toBe(before);
     expect((await retain(16)).headers.get("Stream-Retained-Offset")).toBe(at(16));
   });
 
@@ -59,14 +59,14 @@ describe("advancing the floor (spec §2.17)", () => {
   });
 
   test("the rows below the floor are deleted", async () => {
-    const state0 = h.store.get("test-b/s")!;
-    expect(h.store.readRange(state0, 0, 100, true).chunks.length).toBe(3);
+    const state0 = (await h.store.get("test-b/s"))!;
+    expect((await h.store.readRange(state0, 0, 100, true)).chunks.length).toBe(3);
     await retain(16);
     await h.store.reclaimed();
-    const state = h.store.get("test-b/s")!;
+    const state = (await h.store.get("test-b/s"))!;
     // Nothing is found below the floor any more; from it on, everything is.
-    expect(h.store.readRange(state, 0, 100, true).chunks).toEqual([]);
-    expect(h.store.readRange(state, 16, 100, true).chunks.map((c) => new TextDecoder().decode(c))).toEqual(['{"n":3}\n']);
+    expect((await h.store.readRange(state, 0, 100, true)).chunks).toEqual([]);
+    expect((await h.store.readRange(state, 16, 100, true)).chunks.map((c) => new TextDecoder().decode(c))).toEqual(['{"n":3}\n']);
   });
 
   test("a fork inherits the floor and the snapshot that covers it", async () => {

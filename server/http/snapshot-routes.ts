@@ -26,7 +26,7 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
   const request = parsePublish(req, arg);
   if (!request.ok) return renderError(request.error);
   // What the body cannot change is refused before a byte of it is read.
-  const early = precheckPublish(deps.store.get(path.key), request.value);
+  const early = precheckPublish(await deps.store.get(path.key), request.value);
   if (early) return renderError(early);
   const max = deps.limits.maxSnapshotBytes;
   const declared = req.headers.get(H.contentLength);
@@ -101,7 +101,7 @@ async function receive(req: Request, upload: SnapshotUpload, contentType: string
       }
       digest.update(piece);
       scanner.feed(piece);
-      upload.write(piece);
+      await upload.write(piece);
     }
   }
   return ok({ digest: digest.digest(), mentionsBoundary: scanner.found });
@@ -124,12 +124,12 @@ function replayHeaders(h: Headers, state: StreamState, snapshot: SnapshotMeta): 
   }
 }
 
-export function latestSnapshot(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Response {
+export async function latestSnapshot(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Promise<Response> {
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const found = decideSnapshotRead(deps.store.get(path.key), null, incarnation.value);
+  const found = decideSnapshotRead(await deps.store.get(path.key), null, incarnation.value);
   if (found.kind === "error") return renderError(found);
-  if (!head) deps.store.renewTtl(path.key);
+  if (!head) await deps.store.renewTtl(path.key);
   const h = snapshotHeaders(found.state, found.snapshot);
   replayHeaders(h, found.state, found.snapshot);
   const location = `/${path.bucket}/${encodeURIComponent(path.name)}/snapshot/${formatOffset(found.snapshot.offset)}`;
@@ -137,36 +137,38 @@ export function latestSnapshot(deps: AppDeps, req: Request, path: StreamPath, he
   return new Response(null, { status: 307, headers: h });
 }
 
-export function readSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg: string, head: boolean): Response {
+export async function readSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg: string, head: boolean): Promise<Response> {
   const offset = parseOffsetSegment(arg);
   if (!offset.ok) return renderError(offset.error);
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const found = decideSnapshotRead(deps.store.get(path.key), offset.value, incarnation.value);
+  const found = decideSnapshotRead(await deps.store.get(path.key), offset.value, incarnation.value);
   if (found.kind === "error") return renderError(found);
   const { state, snapshot } = found;
   const h = snapshotHeaders(state, snapshot);
   replayHeaders(h, state, snapshot);
   h.set(H.contentType, snapshot.contentType);
   if (head) return new Response(null, { status: 200, headers: h });
-  deps.store.renewTtl(path.key);
-  // Pinned in the same turn as the state was read: a newer publish cannot delete these bytes
-  // while they stream out.
-  return new Response(snapshotBody(deps.store.openSnapshot(snapshot), req.signal), { status: 200, headers: h });
+  // Pinned right after the state was read, before anything else is awaited: with SQLite no
+  // transaction runs in between (the awaits resume before group commit's next turn), so a newer
+  // publish cannot delete these bytes while they stream out.
+  const reader = await deps.store.openSnapshot(snapshot);
+  await deps.store.renewTtl(path.key);
+  return new Response(snapshotBody(reader, req.signal), { status: 200, headers: h });
 }
 
 /** The blob's chunks, read one at a time as the client takes them. */
 function snapshotBody(reader: SnapshotReader, signal: AbortSignal): ReadableStream<Uint8Array> {
-  function* chunks(): Generator<Uint8Array> {
-    for (let i = 0; i < reader.chunks; i++) yield reader.chunk(i);
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < reader.chunks; i++) yield await reader.chunk(i);
   }
   return streamOut(chunks(), () => reader.release(), signal);
 }
 
-export function deleteSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg: string): Response {
+export async function deleteSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg: string): Promise<Response> {
   const offset = parseOffsetSegment(arg);
   if (!offset.ok) return renderError(offset.error);
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  return renderError(decideSnapshotDelete(deps.store.get(path.key), offset.value, incarnation.value));
+  return renderError(decideSnapshotDelete(await deps.store.get(path.key), offset.value, incarnation.value));
 }

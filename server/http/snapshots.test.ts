@@ -37,9 +37,9 @@ describe("publish (spec §2.13)", () => {
     expect(res.headers.get("Stream-Snapshot-Digest")).toBe(digest);
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
     expect(res.headers.get("Stream-Next-Offset")).toBe(at(24));
-    expect(res.headers.get("Stream-Incarnation")).toBe(h.store.get("test-b/s")!.incarnation);
+    expect(res.headers.get("Stream-Incarnation")).toBe((await h.store.get("test-b/s"))!.incarnation);
     // Publishing never moves the floor (spec §2.13 "Retention").
-    expect(h.store.get("test-b/s")!.retained).toBe(0);
+    expect((await h.store.get("test-b/s"))!.retained).toBe(0);
   });
 
   test("the type is normalized before it is hashed; no Content-Type means application/octet-stream", async () => {
@@ -63,20 +63,20 @@ describe("publish (spec §2.13)", () => {
     const d1 = first.headers.get("Stream-Snapshot-Digest")!;
     const conditional = await publish(16, '{"count":2}', { ...J, "Stream-Snapshot-Match": d1 });
     expect(conditional.status).toBe(204);
-    const before = h.fingerprint("test-b/s");
+    const before = await h.fingerprint("test-b/s");
     // The same conditional publish, retried after its answer was lost: Match now names the old digest.
     const retry = await publish(16, '{"count":2}', { ...J, "Stream-Snapshot-Match": d1 });
     expect(retry.status).toBe(204);
     expect(retry.headers.get("Stream-Snapshot-Digest")).toBe(conditional.headers.get("Stream-Snapshot-Digest"));
-    expect(h.fingerprint("test-b/s")).toBe(before);
+    expect(await h.fingerprint("test-b/s")).toBe(before);
   });
 
   test("a newer snapshot replaces the old one, whose bytes are then deleted", async () => {
     await publish(8, "a".repeat(3 * 1024 * 1024));
-    const old = h.store.get("test-b/s")!.snapshot!;
+    const old = (await h.store.get("test-b/s"))!.snapshot!;
     expect((await publish(16, '{"count":2}')).status).toBe(204);
     await h.store.reclaimed();
-    expect(() => h.store.openSnapshot(old).chunk(0)).toThrow(/no chunk/);
+    await expect((await h.store.openSnapshot(old)).chunk(0)).rejects.toThrow(/no chunk/);
     expect((await h.request("GET", `/test-b/s/snapshot/${at(8)}`)).status).toBe(404);
   });
 
@@ -85,7 +85,7 @@ describe("publish (spec §2.13)", () => {
     for (let i = 0; i < body.length; i++) body[i] = (i * 7 + (i >> 11)) & 0xff;
     const res = await publish(16, body, { "Content-Type": "application/octet-stream" });
     expect(res.headers.get("Stream-Snapshot-Digest")).toBe(await expectedDigest("application/octet-stream", body));
-    expect(h.store.get("test-b/s")!.snapshot!.size).toBe(body.length);
+    expect((await h.store.get("test-b/s"))!.snapshot!.size).toBe(body.length);
     const read = await h.request("GET", `/test-b/s/snapshot/${at(16)}`);
     expect(new Uint8Array(await read.arrayBuffer())).toEqual(body);
   });

@@ -10,14 +10,14 @@ import { READ_STEP_BYTES, type ReadSlice, type Store } from "../storage/store";
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function readInSteps(store: Store, state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice> {
-  const first = store.readRange(state, start, Math.min(limitBytes, READ_STEP_BYTES), wholeMessages);
+  const first = await store.readRange(state, start, Math.min(limitBytes, READ_STEP_BYTES), wholeMessages);
   const limit = start + limitBytes;
   if (first.end >= Math.min(limit, state.tail) || first.end === start) return first;
   const chunks = first.chunks;
   let end = first.end;
   while (end < Math.min(limit, state.tail)) {
     await nextTurn();
-    const step = store.readRange(state, end, Math.min(limit - end, READ_STEP_BYTES), wholeMessages);
+    const step = await store.readRange(state, end, Math.min(limit - end, READ_STEP_BYTES), wholeMessages);
     // In array mode a step holds at least one whole message (spec §4.2); past the first step, one
     // that does not fit in what is left of the limit belongs to the next response.
     if (step.end > limit || step.end === end) break;

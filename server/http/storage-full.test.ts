@@ -24,28 +24,28 @@ test("a full disk refuses writes with 507 and commits nothing; once there is roo
       let stored = "";
       for (let i = 0; i < 40 && !refused; i++) {
         const body = String.fromCharCode(97 + (i % 26)).repeat(8192);
-        const before = h.fingerprint("full-b/s");
+        const before = await h.fingerprint("full-b/s");
         const res = await append(body);
         if (res.status === 204) stored += body;
         else {
           refused = res;
-          expect(h.fingerprint("full-b/s")).toBe(before);
+          expect(await h.fingerprint("full-b/s")).toBe(before);
         }
       }
       expect(refused?.status).toBe(507);
       expect(((await refused!.json()) as { error: { code: string } }).error.code).toBe("STORAGE_FULL");
 
       // Writes sharing one transaction are each refused alone, and none of them lands.
-      const before = h.fingerprint("full-b/s");
+      const before = await h.fingerprint("full-b/s");
       const burst = await Promise.all(["1", "2", "3", "4"].map((n) => append(n.repeat(8192))));
       expect(burst.map((r) => r.status)).toEqual([507, 507, 507, 507]);
-      expect(h.fingerprint("full-b/s")).toBe(before);
+      expect(await h.fingerprint("full-b/s")).toBe(before);
 
       // Room again. Writes that add data are refused, untried, until the store has seen the room
       // for itself (its probe, at most a second later): a full store lets them in only then.
       db.exec(`PRAGMA max_page_count = ${pages + 1000}`);
       expect((await append("too soon")).status).toBe(507);
-      expect(h.fingerprint("full-b/s")).toBe(before);
+      expect(await h.fingerprint("full-b/s")).toBe(before);
       let ready = 503;
       for (let i = 0; i < 30 && ready !== 200; i++) {
         await new Promise((r) => setTimeout(r, 100));
@@ -96,11 +96,11 @@ test.each(["delete", "retention"])("on a full disk, %s is let through and the sp
       expect((await h.request("PUT", `/full-b/big/snapshot/${bigTail}`, { headers: TEXT, body: "state" })).status).toBe(204);
       expect(await fill(h, "/full-b/small")).toBe(507);
       expect((await h.request("GET", "/__ursula/ready")).status).toBe(503);
-      const smallBefore = h.fingerprint("full-b/small");
+      const smallBefore = await h.fingerprint("full-b/small");
       // Reads keep working while full, and writes that add data are refused whole.
       expect((await h.request("GET", "/full-b/big?offset=-1&max_bytes=16384")).status).toBe(200);
       expect((await append("small")).status).toBe(507);
-      expect(h.fingerprint("full-b/small")).toBe(smallBefore);
+      expect(await h.fingerprint("full-b/small")).toBe(smallBefore);
 
       if (how === "delete") expect((await h.request("DELETE", "/full-b/big")).status).toBe(204);
       else {

@@ -5,7 +5,7 @@
 import { concat } from "../live/sse-payload";
 
 /** `release` runs once: when the body has been written whole, the client has gone, or it failed. */
-export function streamOut(pieces: Iterator<Uint8Array>, release: () => void, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function streamOut(pieces: AsyncIterator<Uint8Array>, release: () => void, signal: AbortSignal): ReadableStream<Uint8Array> {
   let released = false;
   const done = () => {
     if (released) return;
@@ -14,9 +14,9 @@ export function streamOut(pieces: Iterator<Uint8Array>, release: () => void, sig
   };
   signal.addEventListener("abort", done, { once: true });
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       try {
-        const next = pieces.next();
+        const next = await pieces.next();
         if (next.done) {
           done();
           controller.close();

@@ -2,22 +2,21 @@
 // introspection API, which differ only in the fields they render.
 
 import { protocolError, type ProtocolError } from "../protocol/errors";
-import type { StreamSummary } from "../introspection-api";
-import type { Page } from "../storage/store";
+import type { Page, StreamSummary } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { parseListQuery } from "./list-query";
 import { parseBucketId } from "./paths";
 
-export function streamPage(
+export async function streamPage(
   deps: AppDeps,
   rawBucket: string,
   url: URL,
   defaultLimit: number,
-): ProtocolError | { bucket: string; prefix: string; page: Page<StreamSummary> } {
+): Promise<ProtocolError | { bucket: string; prefix: string; page: Page<StreamSummary> }> {
   const bucket = parseBucketId(rawBucket);
   if (!bucket.ok) return bucket.error;
   const query = parseListQuery(url, defaultLimit);
   if (!query.ok) return query.error;
-  if (!deps.store.hasBucket(bucket.value)) return protocolError("BUCKET_NOT_FOUND", "bucket not found");
-  return { bucket: bucket.value, prefix: query.value.prefix, page: deps.store.listStreams(bucket.value, query.value) };
+  if (!(await deps.store.hasBucket(bucket.value))) return protocolError("BUCKET_NOT_FOUND", "bucket not found");
+  return { bucket: bucket.value, prefix: query.value.prefix, page: await deps.store.listStreams(bucket.value, query.value) };
 }

@@ -16,8 +16,8 @@ export interface SsePayload {
   framed?: { key: string; bytes: Uint8Array };
 }
 
-export function encodeSsePayload(store: Store, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): SsePayload {
-  const slice = store.readRange(state, start, limitBytes, mode === "json-array");
+export async function encodeSsePayload(store: Store, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): Promise<SsePayload> {
+  const slice = await store.readRange(state, start, limitBytes, mode === "json-array");
   return encodeChunks(slice.chunks, start, slice.end, slice.end === state.tail, mode);
 }
 

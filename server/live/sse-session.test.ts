@@ -12,8 +12,8 @@ test("a subscriber whose stream's rows are gone before its delete is durable wai
   let reads = 0;
   // The store of that moment: the durable state still has 10 bytes, the rows are already deleted.
   const store = {
-    get: () => current,
-    readRange: (_s: StreamState, start: number) => {
+    get: async () => current,
+    readRange: async (_s: StreamState, start: number) => {
       if (++reads > 100) throw new Error("the session reads again and again");
       return { chunks: [], end: start };
     },

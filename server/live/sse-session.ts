@@ -145,7 +145,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
   let lastControl = "";
   for (;;) {
     if (signal.aborted) return;
-    const state = o.store.get(o.key);
+    const state = await o.store.get(o.key);
     if (!state || state.id !== id || state.softDeleted) {
       send(errorEvent("stream was deleted"));
       return;
@@ -156,7 +156,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
       return;
     }
     if (offset < state.tail) {
-      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? encodeSsePayload(o.store, state, offset, step, o.mode);
+      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await encodeSsePayload(o.store, state, offset, step, o.mode));
       if (payload.end > offset) {
         const p = controlPoint(state, payload.end);
         send(dataAndControl(payload, p, o.cursor));
@@ -181,7 +181,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
     if (wake === "aborted") return;
     if (wake === "shutdown" || (wake === "timeout" && Date.now() >= deadline)) {
       // A final control without streamClosed: the client resumes from it (spec §4.4 lifetime).
-      const now = o.store.get(o.key);
+      const now = await o.store.get(o.key);
       send(controlText(controlPoint(now && now.id === id ? now : state, offset), o.cursor));
       return;
     }

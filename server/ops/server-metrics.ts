@@ -64,9 +64,9 @@ export class ServerMetrics implements CommitObserver {
     this.syncSeconds.observe(seconds);
   }
 
-  render(s: MetricSources): string {
+  async render(s: MetricSources): Promise<string> {
     const stats = s.store.stats();
-    const counts = s.store.counts();
+    const counts = await s.store.counts();
     const requests: [Labels, number][] = [...this.requests].sort(([a], [b]) => a - b).map(([key, n]) => {
       const status = key % 1000;
       const rest = (key - status) / 1000;

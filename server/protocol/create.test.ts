@@ -1,11 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { decideCreate } from "./create";
+import { decideCreate, forkOffset } from "./create";
+import type { StreamState } from "./state";
 import { createRequest, streamState } from "./testing-state";
 
 const req = createRequest;
-/** The stream at the path has no attributes unless a test says otherwise. */
-const decide = (existing: Parameters<typeof decideCreate>[0], r: Parameters<typeof decideCreate>[1], source: Parameters<typeof decideCreate>[2], attrs: string | null = null) =>
-  decideCreate(existing, r, source, () => attrs);
+type Source = { state: StreamState | undefined; appendAt: (offset: number) => number[] | null };
+/** Loads what the engine would: the source's append at the fork offset. The stream at the path has no attributes unless a test says otherwise. */
+const decide = (existing: Parameters<typeof decideCreate>[0], r: Parameters<typeof decideCreate>[1], source: Source | null, attrs: string | null = null) =>
+  decideCreate(existing, r, source && { state: source.state, appendAt: source.state && r.fork ? source.appendAt(forkOffset(r.fork, source.state)) : null }, attrs);
 
 describe("PUT and Stream-Seq [SEED]", () => {
   test("[SEED] a PUT that creates the stream stores its Stream-Seq as the starting value without checking it", () => {

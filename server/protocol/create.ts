@@ -1,5 +1,7 @@
 // The create decision (spec §2.5, §7.4): create a stream, confirm an existing one whose
-// configuration matches, or fork. Pure; the store supplies the states and the source lookup.
+// configuration matches, or fork. Pure: the engine loads, inside its transaction, the state at the
+// path and its attributes, and for a fork the source's state and the append at forkOffset, then
+// asks here. Nothing is looked up while deciding.
 
 import { DEFAULT_CONTENT_TYPE, isJsonType } from "./content-type";
 import { protocolError, type ProtocolError } from "./errors";
@@ -33,10 +35,15 @@ export interface CreateRequest {
 export interface ForkSource {
   state: StreamState | undefined;
   /**
-   * Lengths of the messages of the append that starts at `offset`; [] at the tail; null when
-   * `offset` is not where an append starts.
+   * Lengths of the messages of the append that starts at forkOffset(request, state): [] at the
+   * tail; null when no append starts there (or there is no source).
    */
-  appendAt(offset: number): number[] | null;
+  appendAt: number[] | null;
+}
+
+/** Where a fork of `source` branches off (spec §7.4): the offset asked for, or the source's tail. */
+export function forkOffset(fork: ForkRequest, source: StreamState): number {
+  return fork.offset ?? source.tail;
 }
 
 export interface CreatePlan {
@@ -55,14 +62,14 @@ export interface CreatePlan {
 export type CreateDecision = ProtocolError | { kind: "exists"; state: StreamState } | { kind: "create"; plan: CreatePlan };
 
 /**
- * `existingAttrs` reads the stored attributes of the stream at the path, which the store keeps out
- * of memory; it is called only when everything else about the re-PUT matches.
+ * `existingAttrs` are the stored attributes of the stream at the path (null when none are set or
+ * there is no stream); `source` is loaded when the request forks.
  */
 export function decideCreate(
   existing: StreamState | undefined,
   req: CreateRequest,
   source: ForkSource | null,
-  existingAttrs: (state: StreamState) => string | null,
+  existingAttrs: string | null,
 ): CreateDecision {
   if (existing?.softDeleted) {
     return protocolError("STREAM_SOFT_DELETED", "this path belongs to a deleted stream whose forks still hold its data", { onCreate: true });
@@ -70,7 +77,7 @@ export function decideCreate(
   if (existing) {
     const mismatch = incarnationMismatch(existing, req.incarnation);
     if (mismatch) return mismatch;
-    const difference = configDifference(existing, req) ?? (req.attrs !== existingAttrs(existing) ? "Stream-Attrs" : null);
+    const difference = configDifference(existing, req) ?? (req.attrs !== existingAttrs ? "Stream-Attrs" : null);
     if (difference) return protocolError("STREAM_ALREADY_EXISTS_CONFLICT", `stream exists with a different ${difference}`);
     return { kind: "exists", state: existing };
   }
@@ -99,12 +106,12 @@ export function decideCreate(
     if (lifetime.ttlSeconds === null && lifetime.expiresAtMs === null) {
       lifetime = { ttlSeconds: src.ttlSeconds, expiresAtMs: src.expiresAtMs };
     }
-    const offset = req.fork.offset ?? src.tail;
+    const offset = forkOffset(req.fork, src);
     if (offset > src.tail) return protocolError("INVALID_FORK", "Stream-Fork-Offset is beyond the source's tail");
     // The source's bytes below its floor are gone, so a fork cannot inherit them (spec §3.4).
     const gone = belowFloor(src, offset);
     if (gone) return gone;
-    const lengths = source!.appendAt(offset);
+    const lengths = source!.appendAt;
     if (lengths === null) return protocolError("INVALID_FORK", "Stream-Fork-Offset is not a boundary between appends");
     const sub = req.fork.subOffset ?? 0;
     let subBytes = 0;

@@ -10,9 +10,8 @@
 // previous value, and a stream whose value changed between two pages can show on both or neither.
 
 import type { Database, Statement } from "bun:sqlite";
-import type { SortOrder, StreamFilters, StreamListRow, StreamSortKey } from "../introspection-api";
+import type { SortOrder, StreamFilters, StreamSortKey } from "../introspection-api";
 import { streamKey, type StreamState } from "../protocol/state";
-import { summarize } from "./listing";
 import type { Count } from "./stream-counts";
 
 /** Streams looked at per request when filters leave most of them out. */
@@ -32,8 +31,14 @@ export interface BrowseQuery extends StreamFilters {
   limit: number;
 }
 
+/** One stream of a page: its state as readers see it and how many producers it remembers. */
+export interface BrowseItem {
+  state: StreamState;
+  producers: number;
+}
+
 export interface BrowseResult {
-  items: StreamListRow[];
+  items: BrowseItem[];
   total: number;
   /** `total` is a lower bound (stream-counts.ts, PREFIX_COUNT_CAP). */
   totalCapped: boolean;
@@ -103,7 +108,7 @@ export class StreamBrowser {
     const after = q.after === null ? null : decodeCursor(q.sort, q.after);
     const total = this.lookups.count(bucket, q.prefix);
     const narrow = q.prefix !== "" && !total.capped && total.n <= this.narrowPrefix;
-    const items: StreamListRow[] = [];
+    const items: BrowseItem[] = [];
     const keys: Row[] = [];
     let scanned = 0;
     let last: Row | null = null;
@@ -123,7 +128,7 @@ export class StreamBrowser {
       if (!state || state.softDeleted) continue;
       const producers = this.lookups.producerCount(state);
       if (!matches(state, producers, q)) continue;
-      items.push(listRow(state, producers));
+      items.push({ state, producers });
       keys.push(row);
     }
     const filled = items.length > q.limit;
@@ -198,14 +203,4 @@ function matches(s: StreamState, producers: number, f: StreamFilters): boolean {
   if (f.seq !== "any" && (s.lastSeq !== null) !== (f.seq === "set")) return false;
   if (f.contains !== "" && !s.name.toLowerCase().includes(f.contains.toLowerCase())) return false;
   return true;
-}
-
-export function listRow(s: StreamState, producers: number): StreamListRow {
-  return {
-    ...summarize(s),
-    last_stream_seq: s.lastSeq,
-    producer_count: producers,
-    message_count: s.messageCount,
-    fork_source: s.fork?.sourceKey ?? null,
-  };
 }

@@ -11,9 +11,9 @@ import type { Segment } from "./lineage";
 import { MessageIndex, type IndexPosition } from "./message-index";
 
 export interface Introspection {
-  browseStreams(bucket: string, query: BrowseQuery): BrowseResult;
-  forkTree(state: StreamState, urlPath: (state: StreamState) => string): ForkTree;
-  messageIndex(state: StreamState, at: IndexPosition, limit: number): MessageIndexPage;
+  browseStreams(bucket: string, query: BrowseQuery): Promise<BrowseResult>;
+  forkTree(state: StreamState, urlPath: (state: StreamState) => string): Promise<ForkTree>;
+  messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<MessageIndexPage>;
 }
 
 export class SqliteIntrospection implements Introspection {
@@ -27,15 +27,15 @@ export class SqliteIntrospection implements Introspection {
     this.index = new MessageIndex(db, lineage);
   }
 
-  browseStreams(bucket: string, query: BrowseQuery): BrowseResult {
+  async browseStreams(bucket: string, query: BrowseQuery): Promise<BrowseResult> {
     return this.browser.browse(bucket, query);
   }
 
-  forkTree(state: StreamState, urlPath: (state: StreamState) => string): ForkTree {
+  async forkTree(state: StreamState, urlPath: (state: StreamState) => string): Promise<ForkTree> {
     return this.forks.tree(state, urlPath);
   }
 
-  messageIndex(state: StreamState, at: IndexPosition, limit: number): MessageIndexPage {
+  async messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<MessageIndexPage> {
     return this.index.page(state, at, limit);
   }
 }

@@ -11,10 +11,8 @@
 
 import type { Database, Statement } from "bun:sqlite";
 import { isExpired } from "../protocol/lifetime";
-import { formatOffset } from "../protocol/offsets";
 import { streamKey, type StreamState } from "../protocol/state";
-import type { StreamSummary } from "../introspection-api";
-import type { ListQuery, Page } from "./store";
+import type { BucketSummary, ListQuery, Page, StreamSummary } from "./store";
 import { upperBound, type Count } from "./stream-counts";
 
 interface SummaryRow {
@@ -49,7 +47,7 @@ export class Listing {
     private readonly lookups: ListingLookups,
   ) {}
 
-  streams(bucket: string, query: ListQuery): Page<StreamSummary> & { totalCapped: boolean } {
+  streams(bucket: string, query: ListQuery): Page<StreamSummary> {
     // Expired streams are left out (spec §2.4) and reclaimed. Rows are fetched a page (and one)
     // at a time until the page is full, so a run of expired streams cannot shorten a page or
     // hide that more follow.
@@ -74,16 +72,16 @@ export class Listing {
       inclusive = false;
     }
     const total = this.lookups.count(bucket, query.prefix);
-    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.stream_id : null };
+    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.name : null };
   }
 
-  buckets(query: ListQuery, total: Count): Page<{ bucket_id: string; stream_count: number }> & { totalCapped: boolean } {
+  buckets(query: ListQuery, total: Count): Page<BucketSummary> {
     const low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
     const inclusive = query.after === null || query.after < query.prefix;
     const rows = this.bucketPage(inclusive).all(low, upperBound(query.prefix), query.limit + 1);
     const hasMore = rows.length > query.limit;
-    const items = rows.slice(0, query.limit).map(({ bucket_id }) => ({ bucket_id, stream_count: this.lookups.count(bucket_id, "").n }));
-    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
+    const items = rows.slice(0, query.limit).map(({ bucket_id }) => ({ bucket: bucket_id, streamCount: this.lookups.count(bucket_id, "").n }));
+    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket : null };
   }
 
   /** The row's summary as readers see it, or null for a stream they do not. */
@@ -101,13 +99,12 @@ export class Listing {
       return null;
     }
     return {
-      stream_id: row.name,
-      status: row.closed === 1 ? "Closed" : "Open",
-      content_type: row.content_type,
-      tail_offset: row.tail,
-      next_offset: formatOffset(row.tail),
-      created_at_ms: row.created_at_ms,
-      last_write_at_ms: row.last_write_at_ms,
+      name: row.name,
+      closed: row.closed === 1,
+      contentType: row.content_type,
+      tail: row.tail,
+      createdAtMs: row.created_at_ms,
+      lastWriteAtMs: row.last_write_at_ms,
       incarnation: row.incarnation,
     };
   }
@@ -138,13 +135,12 @@ export class Listing {
 
 export function summarize(s: StreamState): StreamSummary {
   return {
-    stream_id: s.name,
-    status: s.closed ? "Closed" : "Open",
-    content_type: s.contentType,
-    tail_offset: s.tail,
-    next_offset: formatOffset(s.tail),
-    created_at_ms: s.createdAtMs,
-    last_write_at_ms: s.lastWriteAtMs,
+    name: s.name,
+    closed: s.closed,
+    contentType: s.contentType,
+    tail: s.tail,
+    createdAtMs: s.createdAtMs,
+    lastWriteAtMs: s.lastWriteAtMs,
     incarnation: s.incarnation,
   };
 }

@@ -102,26 +102,26 @@ class Harness {
     }
   }
 
-  verify(): void {
-    this.models.forEach((m, i) => {
-      const state = this.store.get(key(i))!;
+  async verify(): Promise<void> {
+    for (const [i, m] of this.models.entries()) {
+      const state = (await this.store.get(key(i)))!;
       expect({ tail: state.tail, count: state.messageCount, lastSeq: state.lastSeq }).toEqual({ tail: m.bytes.length, count: m.messages.length, lastSeq: m.lastSeq });
       const p = state.producers.get(`p${i}`);
       expect(p ? { epoch: p.epoch, lastSeq: p.lastSeq, lastStart: p.lastStart, lastNext: p.lastNext } : null).toEqual(m.producer);
       for (let offset = 0; offset <= m.bytes.length; offset++) {
-        expect(this.store.isMessageStart(state, offset)).toBe(offset === m.bytes.length || m.starts.includes(offset));
+        expect(await this.store.isMessageStart(state, offset)).toBe(offset === m.bytes.length || m.starts.includes(offset));
         for (const limit of [1, 7, 1 << 20]) {
-          const slice = this.store.readRange(state, offset, limit, false);
+          const slice = await this.store.readRange(state, offset, limit, false);
           const got = Buffer.concat(slice.chunks);
           expect([...got]).toEqual(m.bytes.slice(offset, Math.min(m.bytes.length, offset + limit)));
           expect(slice.end).toBe(Math.min(m.bytes.length, offset + limit));
         }
       }
       for (let k = 0; k < m.starts.length; k++) {
-        const whole = this.store.readRange(state, m.starts[k]!, 1 << 20, true);
+        const whole = await this.store.readRange(state, m.starts[k]!, 1 << 20, true);
         expect(whole.chunks.map((c) => [...c])).toEqual(m.messages.slice(k).map((c) => [...c]));
       }
-    });
+    }
   }
 }
 
@@ -135,9 +135,9 @@ describe("message log", () => {
             const h = await Harness.open(dir, everyMs, recentBytes);
             try {
               for (const o of ops) await h.run(o);
-              h.verify();
+              await h.verify();
               await h.run({ kind: "crash" });
-              h.verify();
+              await h.verify();
             } finally {
               await h.store.close();
             }
@@ -158,11 +158,11 @@ describe("message log", () => {
       const copy = snapshot(h.path, dir);
       await h.store.close();
       const store = new SqliteStore({ path: copy, sync: "full", materializeEveryMs: 60_000 });
-      const a = store.get(key(0))!;
+      const a = (await store.get(key(0)))!;
       expect(a).toMatchObject({ tail: 4, closed: true, lastSeq: "07", messageCount: 1, closedBy: { id: "p", epoch: 2, seq: 0 } });
       expect(a.producers.get("p")).toMatchObject({ epoch: 2, lastSeq: 0, lastStart: 0, lastNext: 4 });
-      expect(new TextDecoder().decode(Buffer.concat(store.readRange(a, 0, 100, false).chunks))).toBe("last");
-      const b = store.get(key(1))!;
+      expect(new TextDecoder().decode(Buffer.concat((await store.readRange(a, 0, 100, false)).chunks))).toBe("last");
+      const b = (await store.get(key(1)))!;
       expect(b).toMatchObject({ tail: 0, closed: true, closedBy: { id: "q", epoch: 1, seq: 0 } });
       expect(b.producers.get("q")).toMatchObject({ epoch: 1, lastSeq: 0 });
       // A retry of the closing append is still a duplicate after the crash.
@@ -195,11 +195,11 @@ describe("message log", () => {
     await inTempDir(async (dir) => {
       const h = await Harness.open(dir, 60_000);
       await h.append(0, [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5])], false, false);
-      const before = h.store.get(key(0))!;
+      const before = (await h.store.get(key(0)))!;
       expect((await h.store.delete(key(0), null)).kind).toBe("deleted");
       // The durable state a reader holds in the moment between the delete's commit and its sync.
-      expect(h.store.readRange(before, 0, 100, false)).toEqual({ chunks: [], end: 0 });
-      expect(h.store.readRange(before, 3, 100, true)).toEqual({ chunks: [], end: 3 });
+      expect(await h.store.readRange(before, 0, 100, false)).toEqual({ chunks: [], end: 0 });
+      expect(await h.store.readRange(before, 3, 100, true)).toEqual({ chunks: [], end: 3 });
       await h.store.close();
     });
   });
@@ -217,14 +217,14 @@ describe("message log", () => {
         createRequest({ bucket: BUCKET, name: "fork", contentType: "text/plain", fork: { sourceKey: `${BUCKET}/src`, offset: 9, subOffset: 2 } }),
       );
       expect(fork.kind).toBe("created");
-      const state = store.get(`${BUCKET}/fork`)!;
-      expect(new TextDecoder().decode(Buffer.concat(store.readRange(state, 0, 100, false).chunks))).toBe("alphabetaga");
+      const state = (await store.get(`${BUCKET}/fork`))!;
+      expect(new TextDecoder().decode(Buffer.concat((await store.readRange(state, 0, 100, false)).chunks))).toBe("alphabetaga");
       expect(state.messageCount).toBe(3);
       // At the tail no append boundary is looked up, so nothing else has indexed the source yet.
       await store.append(`${BUCKET}/src`, { contentType: "text/plain", messages: [enc("delta")], close: false, streamSeq: null, producer: null, incarnation: null });
       expect((await store.create(`${BUCKET}/whole`, createRequest({ bucket: BUCKET, name: "whole", contentType: "text/plain", fork: { sourceKey: `${BUCKET}/src`, offset: null, subOffset: null } }))).kind).toBe("created");
-      const whole = store.get(`${BUCKET}/whole`)!;
-      expect(new TextDecoder().decode(Buffer.concat(store.readRange(whole, 0, 100, false).chunks))).toBe("alphabetagammadelta");
+      const whole = (await store.get(`${BUCKET}/whole`))!;
+      expect(new TextDecoder().decode(Buffer.concat((await store.readRange(whole, 0, 100, false)).chunks))).toBe("alphabetagammadelta");
       await store.close();
     });
   });
@@ -268,15 +268,15 @@ describe("message log", () => {
       `);
       db.close();
       const store = new SqliteStore({ path, sync: "full" });
-      const state = store.get("old/one")!;
-      expect(new TextDecoder().decode(Buffer.concat(store.readRange(state, 2, 100, false).chunks))).toBe("obar");
-      expect(store.isMessageStart(state, 3)).toBe(true);
+      const state = (await store.get("old/one"))!;
+      expect(new TextDecoder().decode(Buffer.concat((await store.readRange(state, 2, 100, false)).chunks))).toBe("obar");
+      expect(await store.isMessageStart(state, 3)).toBe(true);
       await store.append("old/one", { contentType: "text/plain", messages: [new TextEncoder().encode("!")], close: false, streamSeq: null, producer: null, incarnation: null });
-      const after = store.get("old/one")!;
-      expect(new TextDecoder().decode(Buffer.concat(store.readRange(after, 0, 100, false).chunks))).toBe("foobar!");
+      const after = (await store.get("old/one"))!;
+      expect(new TextDecoder().decode(Buffer.concat((await store.readRange(after, 0, 100, false)).chunks))).toBe("foobar!");
       // Version 6 counts what the older versions held (schema.ts, MIGRATIONS).
-      expect(store.counts()).toEqual({ streams: 1, buckets: 1 });
-      expect(store.getBucket("old")?.streams).toBe(1);
+      expect(await store.counts()).toEqual({ streams: 1, buckets: 1 });
+      expect((await store.getBucket("old"))?.streams).toBe(1);
       await store.close();
     });
   });

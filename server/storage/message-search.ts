@@ -25,8 +25,8 @@ export interface SearchQuery {
 const utf8 = new TextEncoder();
 const decoder = new TextDecoder();
 
-export function searchMessages(store: Store, state: StreamState, json: boolean, q: SearchQuery): SearchPage {
-  const slice = store.readRange(state, q.from, SEARCH_BYTES, true);
+export async function searchMessages(store: Store, state: StreamState, json: boolean, q: SearchQuery): Promise<SearchPage> {
+  const slice = await store.readRange(state, q.from, SEARCH_BYTES, true);
   const needle = q.matchCase ? utf8.encode(q.text) : lowerAscii(utf8.encode(q.text));
   const path = q.field === "" ? null : q.field.split(".");
   const wanted = parseValue(q.value);

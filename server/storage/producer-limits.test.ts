@@ -47,13 +47,13 @@ test("an evicted producer stays gone after a crash and after a clean restart", a
     expect(await outcome(store, write("b", 1))).toBe("accepted");
     clock.now += HOUR;
     expect(await outcome(store, write("c", 0))).toBe("accepted");
-    expect([...store.get(KEY)!.producers.keys()].sort()).toEqual(["b", "c"]);
+    expect([...(await store.get(KEY))!.producers.keys()].sort()).toEqual(["b", "c"]);
 
     const afterCrash = open(snapshot(path, dir), clock, limits);
     await store.close();
     const afterClose = open(path, clock, limits);
     for (const reopened of [afterCrash, afterClose]) {
-      expect([...reopened.get(KEY)!.producers.keys()].sort()).toEqual(["b", "c"]);
+      expect([...(await reopened.get(KEY))!.producers.keys()].sort()).toEqual(["b", "c"]);
       // a is unknown again: only seq 0 is accepted, and it is new, so it needs an idle producer's place.
       expect(await outcome(reopened, write("a", 1))).toBe("PRODUCER_SEQ_CONFLICT");
       expect(await outcome(reopened, write("c", 1))).toBe("accepted");
@@ -76,11 +76,11 @@ test("a forgotten producer's restart at seq 0 survives a crash", async () => {
     expect(await outcome(store, write("c", 0))).toBe("accepted"); // due again: the restart below stays deferred
     expect(await outcome(store, write("a", 4, 2))).toBe("PRODUCER_SEQ_CONFLICT");
     expect(await outcome(store, write("a", 0, 1))).toBe("accepted");
-    expect(store.get(KEY)!.producers.get("a")).toMatchObject({ epoch: 1, lastSeq: 0 });
+    expect((await store.get(KEY))!.producers.get("a")).toMatchObject({ epoch: 1, lastSeq: 0 });
 
     const reopened = open(snapshot(path, dir), clock, limits);
     await store.close();
-    expect(reopened.get(KEY)!.producers.get("a")).toMatchObject({ epoch: 1, lastSeq: 0 });
+    expect((await reopened.get(KEY))!.producers.get("a")).toMatchObject({ epoch: 1, lastSeq: 0 });
     expect(await outcome(reopened, write("a", 1, 1))).toBe("accepted");
     await reopened.close();
   });
@@ -93,18 +93,18 @@ test("a producer refused for the limit commits nothing, and the console lists on
     const store = open(join(dir, "ursa.sqlite"), clock, limits);
     await store.create(KEY, createRequest({ bucket: "limits", name: "s", contentType: "text/plain" }));
     expect(await outcome(store, write("a", 0))).toBe("accepted");
-    const before = store.get(KEY)!;
+    const before = (await store.get(KEY))!;
     clock.now += HOUR - 1;
     expect(await outcome(store, write("b", 0))).toBe("PRODUCER_LIMIT");
-    const after = store.get(KEY)!;
+    const after = (await store.get(KEY))!;
     expect({ tail: after.tail, count: after.messageCount, producers: [...after.producers] }).toEqual({
       tail: before.tail,
       count: before.messageCount,
       producers: [...before.producers],
     });
-    expect(store.producers(after).map(([id]) => id)).toEqual(["a"]);
+    expect((await store.producers(after)).map(([id]) => id)).toEqual(["a"]);
     clock.now += HOUR + 1;
-    expect(store.producers(store.get(KEY)!)).toEqual([]);
+    expect(await store.producers((await store.get(KEY))!)).toEqual([]);
     await store.close();
   });
 });
@@ -125,7 +125,7 @@ test("under an idle limit shorter than the deferral, eviction and restart still 
 
     const reopened = open(snapshot(path, dir), clock, limits);
     await store.close();
-    const producers = reopened.get(KEY)!.producers;
+    const producers = (await reopened.get(KEY))!.producers;
     expect([...producers.keys()].sort()).toEqual(["a", "c"]);
     expect(producers.get("a")).toMatchObject({ epoch: 1, lastSeq: 0 });
     expect(await outcome(reopened, write("a", 1, 1))).toBe("accepted");

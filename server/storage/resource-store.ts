@@ -147,7 +147,7 @@ export class ResourceStore {
     let held = true;
     return {
       chunks: blobs.chunkCount(meta),
-      chunk: (index) => blobs.chunk(meta.blobId, index),
+      chunk: async (index) => blobs.chunk(meta.blobId, index),
       mentionsBoundary: blobs.mentionsBoundary(meta.blobId),
       release() {
         if (!held) return;

@@ -38,8 +38,8 @@ export class SnapshotStaging {
     private readonly insertChunk: Statement,
   ) {}
 
-  /** Buffers `bytes`, writing a chunk row each time CHUNK_BYTES are full. Throws if the disk is full. */
-  write(bytes: Uint8Array): void {
+  /** Buffers `bytes`, writing a chunk row each time CHUNK_BYTES are full. Rejects if the disk is full. */
+  async write(bytes: Uint8Array): Promise<void> {
     let at = 0;
     while (at < bytes.length) {
       const n = Math.min(bytes.length - at, CHUNK_BYTES - this.filled);

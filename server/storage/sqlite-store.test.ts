@@ -33,14 +33,14 @@ describe("SqliteStore on disk", () => {
       const req = { contentType: "text/plain", messages: [bytes("hello")], close: false, streamSeq: "002", producer: { id: "p", epoch: 3, seq: 0 }, incarnation: null };
       expect((await store.append("store-t/a", req)).kind).toBe("accepted");
       expect((await store.append("store-t/a", { ...req, messages: [], contentType: null, close: true, streamSeq: null, producer: null })).kind).toBe("accepted");
-      const before = store.get("store-t/a")!;
+      const before = (await store.get("store-t/a"))!;
       await store.close();
 
       store = new SqliteStore({ path, sync: "full" });
-      const after = store.get("store-t/a")!;
+      const after = (await store.get("store-t/a"))!;
       expect(after).toMatchObject({ tail: 5, closed: true, lastSeq: "002", incarnation: before.incarnation, messageCount: 1 });
       expect(after.producers.get("p")).toMatchObject({ epoch: 3, lastSeq: 0, lastStart: 0, lastNext: 5 });
-      expect(new TextDecoder().decode(store.readRange(after, 0, 100, false).chunks[0])).toBe("hello");
+      expect(new TextDecoder().decode((await store.readRange(after, 0, 100, false)).chunks[0])).toBe("hello");
       // A new incarnation after reopening is still strictly greater than every earlier one.
       await store.delete("store-t/a", null);
       const again = await store.create("store-t/a", create("a"));
@@ -56,15 +56,15 @@ describe("SqliteStore on disk", () => {
       for (const name of ["a", "b", "c"]) await store.create(`store-t/${name}`, create(name));
       await store.append("store-t/a", { contentType: "text/plain", messages: [bytes("x")], close: false, streamSeq: null, producer: null, incarnation: null });
       await store.create("store-t/f", create("f", { fork: { sourceKey: "store-t/a", offset: null, subOffset: null } }));
-      expect(store.counts().streams).toBe(4);
+      expect((await store.counts()).streams).toBe(4);
       await store.delete("store-t/a", null); // soft: its fork still holds its bytes
       await store.delete("store-t/b", null);
-      expect(store.counts().streams).toBe(2);
+      expect((await store.counts()).streams).toBe(2);
       await store.close();
       store = new SqliteStore({ path, sync: "full" });
-      expect(store.counts().streams).toBe(2);
+      expect((await store.counts()).streams).toBe(2);
       await store.delete("store-t/f", null); // the last fork takes its soft-deleted source with it
-      expect(store.counts().streams).toBe(1);
+      expect((await store.counts()).streams).toBe(1);
       await store.close();
     });
   });
@@ -77,7 +77,7 @@ describe("SqliteStore on disk", () => {
       await first.create("store-t/a", create("a"));
       await first.close();
       const second = new SqliteStore({ path, sync: "full" });
-      expect(second.get("store-t/a")).toBeDefined();
+      expect(await second.get("store-t/a")).toBeDefined();
       await second.close();
     });
   });

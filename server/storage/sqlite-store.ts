@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { decideAppend, type AppendRequest } from "../protocol/append";
-import { decideCreate, type CreateRequest } from "../protocol/create";
+import { decideCreate, forkOffset, type CreateRequest, type ForkRequest, type ForkSource } from "../protocol/create";
 import { isProtocolError, type ProtocolError } from "../protocol/errors";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
@@ -38,9 +38,12 @@ import type {
   AttrsOutcome,
   BatchOutcome,
   BatchRequest,
+  BucketInfo,
+  BucketSummary,
   CreateOutcome,
   DeleteOutcome,
   ListQuery,
+  Page,
   PublishOutcome,
   ReadSlice,
   RetentionOutcome,
@@ -49,6 +52,7 @@ import type {
   Store,
   StoreStats,
   StreamChange,
+  StreamSummary,
 } from "./store";
 import { DurableCounts } from "./durable-counts";
 import { StateLoader } from "./state-loader";
@@ -183,7 +187,7 @@ export class SqliteStore implements Store {
       );
       this.streamCounts = new StreamCounts(this.db, this.st);
       this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
-      this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.get(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
+      this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
       // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
       const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
       const attrs = new AttrsTable(this.db);
@@ -204,7 +208,7 @@ export class SqliteStore implements Store {
       for (const { key, state } of this.log.replay((id) => this.loader.loadById(id))) this.cache.set(key, state);
       this.introspection = new SqliteIntrospection(
         this.db,
-        { get: (key) => this.view(key), producerCount: (s) => this.producers(s).length, now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) },
+        { get: (key) => this.view(key), producerCount: (s) => this.remembered(s).length, now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) },
         (s) => this.lineage(s),
       );
       this.writes = new GroupCommit<Batch>({
@@ -309,7 +313,14 @@ export class SqliteStore implements Store {
 
   // ---- reads: durable state only ---------------------------------------------------------
 
-  get(key: string): StreamState | undefined {
+  // Every read answers from the process (the cache, or a synchronous query between
+  // transactions); the promise is the interface's, for engines with a round-trip, and costs one
+  // per request, never one per row.
+  async get(key: string): Promise<StreamState | undefined> {
+    return this.current(key);
+  }
+
+  private current(key: string): StreamState | undefined {
     const state = this.cache.get(key);
     // Never inside a transaction: reads run between them (group-commit.ts runs each whole).
     this.cache.trim();
@@ -330,7 +341,7 @@ export class SqliteStore implements Store {
     return state;
   }
 
-  readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): ReadSlice {
+  async readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice> {
     if (start >= state.tail) return { chunks: [], end: start };
     const end = Math.min(state.tail, start + limitBytes);
     // Array mode always carries at least one whole message, however large (spec §4.2).
@@ -361,7 +372,7 @@ export class SqliteStore implements Store {
     return { chunks, end: pos };
   }
 
-  isMessageStart(state: StreamState, offset: number): boolean {
+  async isMessageStart(state: StreamState, offset: number): Promise<boolean> {
     try {
       return offset === state.tail || this.log.isMessageStart(this.lineage(state), offset);
     } catch (error) {
@@ -378,7 +389,11 @@ export class SqliteStore implements Store {
     return this.clock.limits;
   }
 
-  producers(state: StreamState): [string, ProducerState][] {
+  async producers(state: StreamState): Promise<[string, ProducerState][]> {
+    return this.remembered(state);
+  }
+
+  private remembered(state: StreamState): [string, ProducerState][] {
     const clock = this.producerClock();
     return [...state.producers].filter(([, entry]) => isRemembered(entry, clock));
   }
@@ -388,7 +403,7 @@ export class SqliteStore implements Store {
     return this.clock;
   }
 
-  renewTtl(key: string): void {
+  async renewTtl(key: string): Promise<void> {
     const state = this.cache.get(key);
     if (!state || state.ttlSeconds === null || state.softDeleted) return;
     const now = this.now();
@@ -467,19 +482,20 @@ export class SqliteStore implements Store {
 
   create(key: string, request: CreateRequest): Promise<CreateOutcome> {
     return this.clientWrite((tx): CreateOutcome => {
+      // What the decision reads (protocol/create.ts), loaded before it is asked.
       const existing = this.tx.live(tx, key);
-      const source = request.fork
-        ? (() => {
-            const state = this.tx.live(tx, request.fork.sourceKey);
-            return { state, appendAt: (offset: number) => this.log.appendAt(tx, state!, this.tx.lineage(tx, state!), offset) };
-          })()
-        : null;
-      const decision = decideCreate(existing, request, source, (s) => this.tx.attrsOf(s));
+      const source = request.fork ? this.forkSource(tx, request.fork) : null;
+      const decision = decideCreate(existing, request, source, existing ? this.tx.attrsOf(existing) : null);
       if (decision.kind !== "create") return decision;
       const refused = this.quotaRefusal(decision.plan.bucket, tx);
       if (refused) return refused;
       return { kind: "created", state: this.tx.create(tx, key, decision.plan) };
     });
+  }
+
+  private forkSource(tx: Batch, fork: ForkRequest): ForkSource {
+    const state = this.tx.live(tx, fork.sourceKey);
+    return { state, appendAt: state ? this.log.appendAt(tx, state, this.tx.lineage(tx, state), forkOffset(fork, state)) : null };
   }
 
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
@@ -496,7 +512,7 @@ export class SqliteStore implements Store {
     return this.admitted(true, () => this.resources.appendBatch(key, request));
   }
 
-  attrs(state: StreamState): string | null {
+  async attrs(state: StreamState): Promise<string | null> {
     try {
       return this.resources.attrs(state);
     } catch (error) {
@@ -521,7 +537,7 @@ export class SqliteStore implements Store {
     return this.resources.discardSnapshot(upload);
   }
 
-  openSnapshot(meta: SnapshotMeta): SnapshotReader {
+  async openSnapshot(meta: SnapshotMeta): Promise<SnapshotReader> {
     return this.resources.openSnapshot(meta);
   }
 
@@ -542,14 +558,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  hasBucket(bucket: string): boolean {
+  async hasBucket(bucket: string): Promise<boolean> {
     return this.st.getBucket.get(bucket) !== null;
   }
 
-  getBucket(bucket: string) {
+  async getBucket(bucket: string): Promise<BucketInfo | undefined> {
     const row = this.st.getBucket.get(bucket);
     if (!row) return undefined;
-    return { bucket_id: row.bucket_id, created_at_ms: row.created_at_ms, streams: this.count(bucket, "").n };
+    return { bucket: row.bucket_id, createdAtMs: row.created_at_ms, streams: this.count(bucket, "").n };
   }
 
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
@@ -565,15 +581,15 @@ export class SqliteStore implements Store {
     }, false);
   }
 
-  listBuckets(query: ListQuery) {
+  async listBuckets(query: ListQuery): Promise<Page<BucketSummary>> {
     return this.listing.buckets(query, this.streamCounts.bucketsWith(query.prefix));
   }
 
-  listStreams(bucket: string, query: ListQuery) {
+  async listStreams(bucket: string, query: ListQuery): Promise<Page<StreamSummary>> {
     return this.listing.streams(bucket, query);
   }
 
-  counts() {
+  async counts(): Promise<{ streams: number; buckets: number }> {
     return this.durableCounts.totals();
   }
 
@@ -694,6 +710,6 @@ export class SqliteStore implements Store {
 
   /** Reclaims streams found expired through their stored deadline (`get` reaps them). */
   private sweep(): void {
-    for (const key of this.streamCounts.mayHaveExpired(this.now())) if (!this.pending.has(key)) this.get(key);
+    for (const key of this.streamCounts.mayHaveExpired(this.now())) if (!this.pending.has(key)) this.current(key);
   }
 }

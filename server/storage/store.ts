@@ -7,7 +7,6 @@ import type { FrameAck } from "../protocol/append-batch";
 import type { CreateDecision, CreateRequest } from "../protocol/create";
 import type { ProtocolError } from "../protocol/errors";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
-import type { StreamSummary } from "../introspection-api";
 import type { ResourceTarget } from "../protocol/retention";
 import type { PublishRequest } from "../protocol/snapshot";
 import type { SnapshotMeta, StreamState } from "../protocol/state";
@@ -35,13 +34,13 @@ export type BatchOutcome = ProtocolError | { kind: "batch"; state: StreamState; 
 /** A snapshot body streaming into storage, written in chunks as it arrives (never held whole). */
 export interface SnapshotUpload {
   /** Throws if the disk is full; nothing refers to what was written until the publish commits. */
-  write(bytes: Uint8Array): void;
+  write(bytes: Uint8Array): Promise<void>;
 }
 
 /** A snapshot's bytes, held for the reader (deletion waits) until `release`. */
 export interface SnapshotReader {
   readonly chunks: number;
-  chunk(index: number): Uint8Array;
+  chunk(index: number): Promise<Uint8Array>;
   /** Whether the bytes contain the bootstrap boundary's prefix, as recorded when they were published. */
   readonly mentionsBoundary: boolean;
   release(): void;
@@ -77,6 +76,30 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
+/** A bucket as the store knows it (the HTTP layer renders the wire JSON, http/listing-json.ts). */
+export interface BucketInfo {
+  bucket: string;
+  /** Live streams in the bucket (soft-deleted ones are not counted). */
+  streams: number;
+  createdAtMs: number;
+}
+
+export interface BucketSummary {
+  bucket: string;
+  streamCount: number;
+}
+
+/** One stream of a listing (spec §2.4), as committed and durable. */
+export interface StreamSummary {
+  name: string;
+  closed: boolean;
+  contentType: string;
+  tail: number;
+  createdAtMs: number;
+  lastWriteAtMs: number | null;
+  incarnation: string;
+}
+
 export interface ListQuery {
   prefix: string;
   after: string | null;
@@ -98,14 +121,14 @@ export interface StoreStats {
 
 export interface Store {
   /** The committed state of a live stream (expired streams read as absent). */
-  get(key: string): StreamState | undefined;
-  readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): ReadSlice;
-  isMessageStart(state: StreamState, offset: number): boolean;
+  get(key: string): Promise<StreamState | undefined>;
+  readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice>;
+  isMessageStart(state: StreamState, offset: number): Promise<boolean>;
   /** The producers a stream still remembers: those idle too long are forgotten (spec §5.3). */
-  producers(state: StreamState): [string, ProducerState][];
+  producers(state: StreamState): Promise<[string, ProducerState][]>;
   readonly producerLimits: ProducerLimits;
   /** Sliding TTL renewal for reads (spec §7.1); writes renew inside their transaction. */
-  renewTtl(key: string): void;
+  renewTtl(key: string): Promise<void>;
 
   append(key: string, request: AppendRequest): Promise<AppendDecision>;
   create(key: string, request: CreateRequest): Promise<CreateOutcome>;
@@ -114,7 +137,7 @@ export interface Store {
   appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome>;
 
   /** The stored attributes of a state (durable), read on demand; null when none are set. */
-  attrs(state: StreamState): string | null;
+  attrs(state: StreamState): Promise<string | null>;
   putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome>;
 
   stageSnapshot(): SnapshotUpload;
@@ -122,17 +145,17 @@ export interface Store {
   publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome>;
   /** An upload that will not be published (too large, cut short). */
   discardSnapshot(upload: SnapshotUpload): Promise<void>;
-  openSnapshot(meta: SnapshotMeta): SnapshotReader;
+  openSnapshot(meta: SnapshotMeta): Promise<SnapshotReader>;
   advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome>;
 
   /** A ProtocolError when a new bucket would pass --max-buckets. */
   putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError>;
-  hasBucket(bucket: string): boolean;
-  getBucket(bucket: string): { bucket_id: string; streams: number; created_at_ms: number } | undefined;
+  hasBucket(bucket: string): Promise<boolean>;
+  getBucket(bucket: string): Promise<BucketInfo | undefined>;
   deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty">;
-  listBuckets(query: ListQuery): Page<{ bucket_id: string; stream_count: number }>;
-  listStreams(bucket: string, query: ListQuery): Page<StreamSummary>;
-  counts(): { streams: number; buckets: number };
+  listBuckets(query: ListQuery): Promise<Page<BucketSummary>>;
+  listStreams(bucket: string, query: ListQuery): Promise<Page<StreamSummary>>;
+  counts(): Promise<{ streams: number; buckets: number }>;
   /** Read-only queries for the console's introspection API. */
   readonly introspection: Introspection;
 

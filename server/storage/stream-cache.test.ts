@@ -55,33 +55,33 @@ describe("a store with a small cache", () => {
       for (let i = 0; i < 60; i++) await store.create(`c/s${String(i).padStart(2, "0")}`, create(`s${String(i).padStart(2, "0")}`));
       await store.append("c/s00", { ...append("hello"), producer: { id: "p", epoch: 2, seq: 0 }, streamSeq: "a" });
       await store.create("c/f", create("f", { fork: { sourceKey: "c/s00", offset: null, subOffset: null } }));
-      for (let i = 1; i < 60; i++) store.get(`c/s${String(i).padStart(2, "0")}`);
+      for (let i = 1; i < 60; i++) await store.get(`c/s${String(i).padStart(2, "0")}`);
       // s00 was evicted long ago: reloaded, it still has its producer, Stream-Seq and fork.
-      const s00 = store.get("c/s00")!;
+      const s00 = (await store.get("c/s00"))!;
       expect(s00).toMatchObject({ tail: 5, lastSeq: "a", forkRefs: 1 });
       expect(s00.producers.get("p")).toMatchObject({ epoch: 2, lastSeq: 0 });
       // A duplicate is still recognized as one after eviction (spec §5.3).
-      for (let i = 1; i < 60; i++) store.get(`c/s${String(i).padStart(2, "0")}`);
+      for (let i = 1; i < 60; i++) await store.get(`c/s${String(i).padStart(2, "0")}`);
       expect((await store.append("c/s00", { ...append("hello"), producer: { id: "p", epoch: 2, seq: 0 } })).kind).toBe("duplicate");
-      expect(store.counts().streams).toBe(61);
-      const page = store.listStreams("c", everything);
+      expect((await store.counts()).streams).toBe(61);
+      const page = await store.listStreams("c", everything);
       expect(page.items.length).toBe(61);
       expect(page.total).toBe(61);
-      expect(page.items.find((s) => s.stream_id === "s00")).toMatchObject({ tail_offset: 5 });
+      expect(page.items.find((s) => s.name === "s00")).toMatchObject({ tail: 5 });
       // The source goes soft: no longer a stream to a client, though its fork reads through it.
       expect((await store.delete("c/s00", null)).kind).toBe("deleted");
-      for (let i = 1; i < 60; i++) store.get(`c/s${String(i).padStart(2, "0")}`);
-      expect(store.get("c/s00")?.softDeleted).toBe(true);
-      expect(store.counts().streams).toBe(60);
-      expect(store.listStreams("c", everything).items.length).toBe(60);
+      for (let i = 1; i < 60; i++) await store.get(`c/s${String(i).padStart(2, "0")}`);
+      expect((await store.get("c/s00"))?.softDeleted).toBe(true);
+      expect((await store.counts()).streams).toBe(60);
+      expect((await store.listStreams("c", everything)).items.length).toBe(60);
       await store.close();
       store = new SqliteStore({ path, sync: "full", cachedStreams: 4 });
-      expect(store.counts()).toEqual({ streams: 60, buckets: 1 });
-      expect(store.getBucket("c")?.streams).toBe(60);
-      expect(store.listBuckets(everything).items).toEqual([{ bucket_id: "c", stream_count: 60 }]);
+      expect(await store.counts()).toEqual({ streams: 60, buckets: 1 });
+      expect((await store.getBucket("c"))?.streams).toBe(60);
+      expect((await store.listBuckets(everything)).items).toEqual([{ bucket: "c", streamCount: 60 }]);
       expect((await store.delete("c/f", null)).kind).toBe("deleted");
-      expect(store.get("c/s00")).toBeUndefined();
-      expect(store.counts().streams).toBe(59);
+      expect(await store.get("c/s00")).toBeUndefined();
+      expect((await store.counts()).streams).toBe(59);
       await store.close();
     });
   });
@@ -93,23 +93,23 @@ describe("a store with a small cache", () => {
       await store.create("e/keep", create("keep", { bucket: "e" }));
       await store.create("e/ttl", create("ttl", { bucket: "e", lifetime: { ttlSeconds: 10, expiresAtMs: null } }));
       await store.create("e/at", create("at", { bucket: "e", lifetime: { ttlSeconds: null, expiresAtMs: now + 20_000 } }));
-      expect(store.getBucket("e")?.streams).toBe(3);
+      expect((await store.getBucket("e"))?.streams).toBe(3);
       now += 9_000;
       // A read renews the TTL in memory without writing it (a quarter of the TTL has not passed)...
-      store.renewTtl("e/ttl");
+      await store.renewTtl("e/ttl");
       now += 2_000;
       // ...so the stream lives on past its stored deadline, and is counted.
-      expect(store.getBucket("e")?.streams).toBe(3);
-      expect(store.counts().streams).toBe(3);
+      expect((await store.getBucket("e"))?.streams).toBe(3);
+      expect((await store.counts()).streams).toBe(3);
       now += 10_000;
-      expect(store.getBucket("e")?.streams).toBe(1);
-      expect(store.counts().streams).toBe(1);
-      expect(store.listStreams("e", everything)).toMatchObject({ total: 1, items: [{ stream_id: "keep" }] });
-      expect(store.listStreams("e", { ...everything, prefix: "t" })).toMatchObject({ total: 0, totalCapped: false, items: [] });
+      expect((await store.getBucket("e"))?.streams).toBe(1);
+      expect((await store.counts()).streams).toBe(1);
+      expect(await store.listStreams("e", everything)).toMatchObject({ total: 1, items: [{ name: "keep" }] });
+      expect(await store.listStreams("e", { ...everything, prefix: "t" })).toMatchObject({ total: 0, totalCapped: false, items: [] });
       expect(await store.deleteBucket("e")).toBe("not_empty");
       expect((await store.delete("e/keep", null)).kind).toBe("deleted");
       expect(await store.deleteBucket("e")).toBe("deleted");
-      expect(store.counts()).toEqual({ streams: 0, buckets: 0 });
+      expect(await store.counts()).toEqual({ streams: 0, buckets: 0 });
       await store.close();
     });
   });
@@ -121,17 +121,17 @@ describe("a store with a small cache", () => {
       await store.create("t/ttl", create("ttl", { bucket: "t", lifetime: { ttlSeconds: 100, expiresAtMs: null } }));
       for (let i = 0; i < 20; i++) await store.create(`t/o${i}`, create(`o${i}`, { bucket: "t" }));
       now += 10_000;
-      store.renewTtl("t/ttl");
+      await store.renewTtl("t/ttl");
       // Reads of the others push the stream out of the two-entry cache, more than once.
       for (let round = 0; round < 3; round++) {
-        for (let i = 0; i < 20; i++) store.get(`t/o${i}`);
+        for (let i = 0; i < 20; i++) await store.get(`t/o${i}`);
         await Bun.sleep(5);
       }
       now += 95_000;
       // 105 s after creation, 95 s after the renewal: alive, however often it was reloaded.
-      expect(store.get("t/ttl")).toMatchObject({ name: "ttl", touchedAtMs: 1_010_000 });
+      expect(await store.get("t/ttl")).toMatchObject({ name: "ttl", touchedAtMs: 1_010_000 });
       now += 10_000;
-      expect(store.get("t/ttl")).toBeUndefined();
+      expect(await store.get("t/ttl")).toBeUndefined();
       await store.close();
     });
   });

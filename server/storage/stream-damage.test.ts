@@ -42,11 +42,11 @@ test("a read that meets a damaged page fails that stream alone, refuses its writ
 
     store = open();
     try {
-      const a = store.get("dmg-t/a")!;
-      for (let i = 0; i < 3; i++) expect(() => store.readRange(a, 0, 1 << 20, false)).toThrow(StorageFault);
+      const a = (await store.get("dmg-t/a"))!;
+      for (let i = 0; i < 3; i++) await expect(store.readRange(a, 0, 1 << 20, false)).rejects.toThrow(StorageFault);
       // The rest of the store reads and writes.
-      const b = store.get("dmg-t/b")!;
-      expect([...store.readRange(b, 0, 100, false).chunks[0]!]).toEqual([1, 2, 3]);
+      const b = (await store.get("dmg-t/b"))!;
+      expect([...(await store.readRange(b, 0, 100, false)).chunks[0]!]).toEqual([1, 2, 3]);
       expect((await store.append("dmg-t/b", append(new Uint8Array([4])))).kind).toBe("accepted");
       expect(store.writeState()).toBe("ok");
       // The damaged stream takes no write, nor a delete.

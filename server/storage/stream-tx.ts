@@ -7,8 +7,8 @@
 import { applyAppend, producerAfter, type AppendEffect } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import type { CreatePlan } from "../protocol/create";
-import { nextIncarnation } from "../protocol/incarnation";
-import { isExpired } from "../protocol/lifetime";
+import { createAppend, initialState, mintIncarnation } from "../protocol/new-stream";
+import { hasExpired, planDelete, type DeleteEffect } from "../protocol/delete";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import type { AttrsTable } from "./attrs-table";
 import type { Batch } from "./batch";
@@ -48,10 +48,9 @@ export class StreamTx {
   live(tx: Batch, key: string): StreamState | undefined {
     const state = tx.get(key);
     if (state && this.d.damage.count > 0) this.d.damage.refuseWrites(state);
-    if (!state || state.softDeleted || !isExpired(state, this.d.now())) return state;
-    if (state.forkRefs > 0) this.softDelete(tx, state);
-    else this.hardDelete(tx, state);
-    return state.forkRefs > 0 ? tx.get(key) : undefined;
+    if (!state || !hasExpired(state, this.d.now())) return state;
+    const plan = this.delete(tx, state);
+    return plan.soft ? tx.get(key) : undefined;
   }
 
   /** The stored attributes of a state this transaction sees (its own changes included). */
@@ -103,15 +102,9 @@ export class StreamTx {
    * Once this transaction is durable, the stream and each of its sources give back what no reader
    * reaches: a floor that rose, or a fork deleted, may free rows all the way up its lineage.
    */
-  private reclaimUp(tx: Batch, state: StreamState, self: boolean): void {
-    const targets: [number, string][] = self ? [[state.id, streamKey(state.bucket, state.name)]] : [];
-    for (let s = state; s.fork; ) {
-      const source = tx.get(s.fork.sourceKey);
-      if (!source || source.id !== s.fork.sourceId) break;
-      targets.push([source.id, s.fork.sourceKey]);
-      s = source;
-    }
-    if (targets.length === 0) return;
+  private reclaimUp(tx: Batch, state: StreamState): void {
+    const targets: [number, string][] = [[state.id, streamKey(state.bucket, state.name)]];
+    for (const source of this.sources(tx, state)) targets.push([source.id, streamKey(source.bucket, source.name)]);
     tx.onDurable.push(() => {
       for (const [id, key] of targets) this.d.reclaimer().floor(id, key);
     });
@@ -119,41 +112,16 @@ export class StreamTx {
 
   create(tx: Batch, key: string, plan: CreatePlan): StreamState {
     const now = this.d.now();
-    this.lastIncarnation = nextIncarnation(this.lastIncarnation, now);
-    const incarnation = String(this.lastIncarnation);
-    this.d.st.setMeta.run("last_incarnation", incarnation);
+    const minted = mintIncarnation(this.lastIncarnation, now);
+    this.lastIncarnation = minted.counter;
+    this.d.st.setMeta.run("last_incarnation", minted.token);
     if (this.d.st.insertBucket.run(plan.bucket, now).changes > 0) tx.counts.buckets++;
     tx.counts.stream(plan.bucket, 1);
     const fork = plan.fork;
     // Before the fork's row exists: loaded after it, the source would count it twice (hardDelete).
     const source = fork && tx.get(fork.sourceKey)!;
-    let state: StreamState = {
-      id: 0,
-      bucket: plan.bucket,
-      name: plan.name,
-      incarnation,
-      contentType: plan.contentType,
-      tail: 0,
-      messageCount: 0,
-      closed: false,
-      closedBy: null,
-      lastSeq: plan.streamSeq,
-      ttlSeconds: plan.lifetime.ttlSeconds,
-      expiresAtMs: plan.lifetime.expiresAtMs,
-      touchedAtMs: now,
-      createdAtMs: now,
-      lastWriteAtMs: null,
-      fork: fork && { sourceKey: fork.sourceKey, sourceId: fork.sourceId, offset: fork.offset, subOffset: fork.subOffset },
-      softDeleted: false,
-      forkRefs: 0,
-      attrsId: null,
-      retained: fork?.retained ?? 0,
-      snapshot: fork?.snapshot ?? null,
-      producers: new Map(),
-    };
+    let state = initialState(plan, minted.token, now);
     state = { ...state, id: this.d.st.insert(state) };
-    // Whether the row must be written again: the insert wrote all there is of a plain create.
-    const rewrite = plan.attrs !== null || fork !== null || plan.messages.length > 0 || plan.close || plan.producer !== null;
     if (plan.attrs !== null) state = { ...state, attrsId: this.d.attrs.insert(state.id, plan.attrs) };
     if (fork && source) {
       // Fork by reference (spec §7.4, lineage.ts): the fork reads below its offset through its
@@ -164,12 +132,10 @@ export class StreamTx {
       if (fork.snapshot) this.d.blobs.reference(fork.snapshot.blobId, 1);
       tx.put({ ...source, forkRefs: source.forkRefs + 1 });
     }
-    if (plan.messages.length > 0 || plan.close || plan.producer) {
-      const bytes = plan.messages.reduce((sum, m) => sum + m.length, 0);
-      const effect = { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false };
-      state = this.append(tx, key, state, effect);
-    }
-    if (rewrite) tx.put(state);
+    const body = createAppend(plan, state.tail);
+    if (body !== null) state = this.append(tx, key, state, body);
+    // Whether the row must be written again: the insert wrote all there is of a plain create.
+    if (plan.attrs !== null || fork !== null || body !== null) tx.put(state);
     else tx.putWritten(key, state);
     return state;
   }
@@ -235,36 +201,56 @@ export class StreamTx {
     const next = { ...state, retained: floor };
     tx.put(next);
     tx.changes.push({ kind: "retained", state: next });
-    this.reclaimUp(tx, next, true);
+    this.reclaimUp(tx, next);
     return next;
   }
 
+  /** Deletes the stream as protocol/delete.ts plans it: soft, hard, and up its fork chain. */
   delete(tx: Batch, state: StreamState): { soft: boolean } {
-    if (state.forkRefs > 0) {
-      this.softDelete(tx, state);
-      return { soft: true };
+    // The whole chain is loaded before any row goes: a source not yet in memory is loaded with
+    // the forks whose rows refer to it (state-loader.ts), and the deleted ones must be among them.
+    const plan = planDelete(state, this.sources(tx, state));
+    for (const effect of plan.effects) this.applyDelete(tx, effect);
+    return { soft: plan.soft };
+  }
+
+  /** The stream's fork chain as this transaction sees it, nearest source first. */
+  private sources(tx: Batch, state: StreamState): StreamState[] {
+    const out: StreamState[] = [];
+    for (let s = state; s.fork; ) {
+      const source = tx.get(s.fork.sourceKey);
+      if (!source || source.id !== s.fork.sourceId) break;
+      out.push(source);
+      s = source;
     }
-    this.hardDelete(tx, state);
-    return { soft: false };
+    return out;
+  }
+
+  private applyDelete(tx: Batch, effect: DeleteEffect): void {
+    switch (effect.kind) {
+      case "soft-delete":
+        return this.softDelete(tx, effect.state, effect.next);
+      case "hard-delete":
+        return this.hardDelete(tx, effect.state);
+      case "release-source":
+        tx.put(effect.next);
+        return this.reclaimUp(tx, effect.next);
+    }
   }
 
   /** Its rows stay for its forks to read; those no fork reaches go behind it (trimUnreached). */
-  private softDelete(tx: Batch, state: StreamState): void {
+  private softDelete(tx: Batch, state: StreamState, next: StreamState): void {
     this.d.st.deleteProducers.run(state.id);
     this.releaseAttrs(tx, state);
     this.releaseSnapshot(tx, state);
-    const next = { ...state, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null };
     tx.put(next);
     tx.counts.stream(state.bucket, -1);
-    this.reclaimUp(tx, next, true);
+    this.reclaimUp(tx, next);
     tx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
   }
 
   private hardDelete(tx: Batch, state: StreamState): void {
     const key = streamKey(state.bucket, state.name);
-    // Looked up before this stream's row goes: a source not yet in memory is loaded with the
-    // forks whose rows refer to it (state-loader.ts), and this one must be among them.
-    const source = state.fork && tx.get(state.fork.sourceKey);
     this.d.log.deleteStream(tx, state.id);
     this.d.st.deleteProducers.run(state.id);
     this.d.st.deleteStreamRow.run(state.id);
@@ -275,14 +261,6 @@ export class StreamTx {
     tx.remove(key);
     tx.changes.push({ kind: "gone", id: state.id, key });
     tx.onDurable.push(() => this.d.reclaimer().drop(state.id));
-    if (!state.fork || !source || source.id !== state.fork.sourceId) return;
-    const released = { ...source, forkRefs: source.forkRefs - 1 };
-    // The last fork of a soft-deleted source takes the source with it, up the chain.
-    if (released.softDeleted && released.forkRefs === 0) this.hardDelete(tx, released);
-    else {
-      tx.put(released);
-      this.reclaimUp(tx, state, false);
-    }
   }
 
   private releaseAttrs(tx: Batch, state: StreamState): void {

@@ -6,11 +6,13 @@
 //   It ends only when full-disk.ts finds room again, not when some write happens to succeed.
 // - read-only, io-error: the disk refused a write; the next one that succeeds (a client's, or the
 //   probe) ends it.
+// - unavailable: the PostgreSQL engine cannot reach its database; it reconnects by itself, and
+//   the next statement that succeeds ends it.
 // - corrupt: the database failed its integrity check, or a write met a damaged page. Every write
 //   is refused from then on, so that none can spread the damage (a damaged free-page list can
 //   hand a page still in use to a new row), until an operator has repaired the file.
 
-export type WriteState = "ok" | "full" | "read-only" | "io-error" | "corrupt" | "closing";
+export type WriteState = "ok" | "full" | "read-only" | "io-error" | "corrupt" | "unavailable" | "closing";
 
 export type DiskFailure = Exclude<WriteState, "ok" | "closing">;
 

@@ -32,7 +32,7 @@ export interface Harness {
    * Every retained byte, guard and lifetime field of the stream at `key` (`bucket/name`), its
    * attributes, its snapshot (bytes included) and its floor, or null.
    */
-  fingerprint(key: string): string | null;
+  fingerprint(key: string): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -112,8 +112,8 @@ export function harness(options: HarnessOptions = {}): Harness {
       Promise.resolve(
         app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, signal: init.signal, duplex: "half" } as RequestInit),
       ),
-    fingerprint(key) {
-      const s = store.get(key);
+    async fingerprint(key) {
+      const s = await store.get(key);
       return s ? fingerprintOf(store, s) : null;
     },
     close: () => {
@@ -123,13 +123,13 @@ export function harness(options: HarnessOptions = {}): Harness {
   };
 }
 
-function fingerprintOf(store: SqliteStore, s: StreamState): string {
+async function fingerprintOf(store: SqliteStore, s: StreamState): Promise<string> {
   // From the floor: rows below it are deleted in the background, and are unreadable already.
-  const bytes = store.readRange(s, s.retained, Number.MAX_SAFE_INTEGER, false).chunks.map((c) => Buffer.from(c).toString("base64"));
+  const bytes = (await store.readRange(s, s.retained, Number.MAX_SAFE_INTEGER, false)).chunks.map((c) => Buffer.from(c).toString("base64"));
   let snapshotBytes: string | null = null;
   if (s.snapshot) {
-    const reader = store.openSnapshot(s.snapshot);
-    const chunks = Array.from({ length: reader.chunks }, (_, i) => reader.chunk(i));
+    const reader = await store.openSnapshot(s.snapshot);
+    const chunks = await Promise.all(Array.from({ length: reader.chunks }, (_, i) => reader.chunk(i)));
     reader.release();
     snapshotBytes = Buffer.concat(chunks).toString("base64");
   }
@@ -137,7 +137,7 @@ function fingerprintOf(store: SqliteStore, s: StreamState): string {
     ...s,
     producers: [...s.producers],
     bytes,
-    attrs: store.attrs(s),
+    attrs: await store.attrs(s),
     snapshotBytes,
   });
 }

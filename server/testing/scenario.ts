@@ -25,7 +25,7 @@ export const scenarioTitle = (s: Scenario) => `${s.method} ${s.name} → ${s.sta
 
 /** Runs `s` against `h`; `settle` runs before the fingerprints are compared again. */
 export async function runScenario(h: Harness, s: Scenario, settle: () => Promise<void> = async () => {}): Promise<void> {
-  const before = (s.unchanged ?? []).map((k) => h.fingerprint(k));
+  const before = await Promise.all((s.unchanged ?? []).map((k) => h.fingerprint(k)));
   for (const f of before) expect(f).not.toBeNull();
   const res = await h.request(s.method, s.path, { headers: s.headers, body: s.body });
   expect(res.status).toBe(s.status);
@@ -43,8 +43,8 @@ export async function runScenario(h: Harness, s: Scenario, settle: () => Promise
   }
   for (const name of s.lacks ?? []) expect(res.headers.get(name)).toBeNull();
   await settle();
-  (s.unchanged ?? []).forEach((k, i) => expect(h.fingerprint(k)).toBe(before[i]!));
-  if (s.absent) expect(h.fingerprint(s.absent)).toBeNull();
+  for (const [i, k] of (s.unchanged ?? []).entries()) expect(await h.fingerprint(k)).toBe(before[i]!);
+  if (s.absent) expect(await h.fingerprint(s.absent)).toBeNull();
 }
 
 /** The request, which setup expects to succeed: anything from 300 up fails the test's setup. */

@@ -13,10 +13,10 @@ async function names(store: Store, bucket: string, prefix: string, limit: number
   let after: string | null = null;
   for (;;) {
     const p = await store.listStreams(bucket, page(prefix, after, limit));
-    pages.push(p.items.map((s) => s.stream_id));
+    pages.push(p.items.map((s) => s.name));
     expect(p.hasMore).toBe(p.nextCursor !== null);
     if (!p.hasMore) return pages;
-    expect(p.nextCursor).toBe(p.items[p.items.length - 1]!.stream_id);
+    expect(p.nextCursor).toBe(p.items[p.items.length - 1]!.name);
     after = p.nextCursor;
   }
 }
@@ -31,7 +31,7 @@ export function buckets(factory: EngineFactory): void {
       expect(await store.getBucket("bkt1")).toBeUndefined();
       expect(await store.putBucket("bkt1")).toBe("created");
       expect(await store.putBucket("bkt1")).toBe("exists");
-      expect(await store.getBucket("bkt1")).toEqual({ bucket_id: "bkt1", streams: 0, created_at_ms: T0 });
+      expect(await store.getBucket("bkt1")).toEqual({ bucket: "bkt1", streams: 0, createdAtMs: T0 });
       await created(store, "bkt2/s");
       expect(await store.hasBucket("bkt2")).toBe(true);
       expect(await store.counts()).toEqual({ streams: 1, buckets: 2 });
@@ -89,7 +89,7 @@ export function buckets(factory: EngineFactory): void {
       expect(first).toMatchObject({ total: 5, hasMore: true, nextCursor: "a-2" });
       const rest = await store.listStreams("list", page("a", "a-2", 3));
       expect(rest).toMatchObject({ total: 5, hasMore: false, nextCursor: null });
-      expect(rest.items.map((s) => s.stream_id)).toEqual(["a-3", "ab"]);
+      expect(rest.items.map((s) => s.name)).toEqual(["a-3", "ab"]);
       expect((await store.listStreams("list", page("", "\u{1F600}", 10))).items).toEqual([]);
     });
 
@@ -105,10 +105,10 @@ export function buckets(factory: EngineFactory): void {
       await store.append("list/open", appendReq(["de"]));
       const listed = await store.listStreams("list", page("", null, 2));
       expect(listed.total).toBe(3);
-      expect(listed.items.map((s) => s.stream_id)).toEqual(["closed", "open"]);
-      expect(listed.items[1]).toMatchObject({ status: "Open", tail_offset: 5, incarnation: state.incarnation, content_type: "text/plain", last_write_at_ms: clock.now });
-      expect(listed.items[0]).toMatchObject({ status: "Closed" });
-      expect((await store.listStreams("list", page("", "open", 2))).items.map((s) => s.stream_id)).toEqual(["zfork"]);
+      expect(listed.items.map((s) => s.name)).toEqual(["closed", "open"]);
+      expect(listed.items[1]).toMatchObject({ closed: false, tail: 5, incarnation: state.incarnation, contentType: "text/plain", lastWriteAtMs: clock.now });
+      expect(listed.items[0]).toMatchObject({ closed: true });
+      expect((await store.listStreams("list", page("", "open", 2))).items.map((s) => s.name)).toEqual(["zfork"]);
     });
 
     t("§2.4 buckets are listed in order a page at a time, each with its live stream count", async ({ engine, clock }) => {
@@ -124,8 +124,8 @@ export function buckets(factory: EngineFactory): void {
       clock.now += 1_000;
       const first = await store.listBuckets(page("lst-", null, 2));
       expect(first).toMatchObject({ total: 3, hasMore: true, nextCursor: "lst-b" });
-      expect(first.items).toEqual([{ bucket_id: "lst-a", stream_count: 0 }, { bucket_id: "lst-b", stream_count: 2 }]);
-      expect(await store.listBuckets(page("lst-", "lst-b", 2))).toMatchObject({ items: [{ bucket_id: "lst-c", stream_count: 0 }], hasMore: false, nextCursor: null });
+      expect(first.items).toEqual([{ bucket: "lst-a", streamCount: 0 }, { bucket: "lst-b", streamCount: 2 }]);
+      expect(await store.listBuckets(page("lst-", "lst-b", 2))).toMatchObject({ items: [{ bucket: "lst-c", streamCount: 0 }], hasMore: false, nextCursor: null });
     });
   });
 

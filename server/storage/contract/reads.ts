@@ -74,7 +74,7 @@ export function reads(factory: EngineFactory): void {
           if (c.kind === "gone") heard.push(`gone ${c.key}`);
           else heard.push(`${c.kind} ${c.state.name}@${c.state.tail}${c.kind === "appended" ? ` from ${c.start}: ${dec(c.messages).join(",")}` : ""}`);
           const told = c.kind === "gone" ? null : c.state.tail;
-          found.push(Promise.resolve(store.get("reads/s")).then((s) => [told, s?.tail ?? null]));
+          found.push(store.get("reads/s").then((s) => [told, s?.tail ?? null]));
         }
       });
       await store.append("reads/s", appendReq(["ab", "c"], { streamSeq: "6" }));

@@ -1,0 +1,52 @@
+// Live reads across instances: each commit that changes streams sends, inside its transaction,
+// one NOTIFY per stream (delivered only if it commits, and only after). The payload is a wake-up,
+// never data: the sending instance, the stream's row id and its path key. This instance LISTENs on
+// one dedicated connection (Bun's client keeps it and re-LISTENs after a reconnect), ignores its
+// own notifications (its commits are told directly), and re-reads the stream for the others.
+
+import type { SQL } from "bun";
+import { randomUUID } from "node:crypto";
+import type { StreamChange } from "../store";
+import type { TxSql } from "./group-commit";
+
+export const CHANNEL = "ursa_streams";
+
+export class Notifier {
+  private readonly instance = randomUUID();
+  private unlisten: { unlisten(): Promise<void> } | undefined;
+
+  constructor(
+    private readonly sql: SQL,
+    private readonly woken: (id: number, key: string) => Promise<void>,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await (this.sql as unknown as { listen(channel: string, on: (payload: string) => void): Promise<{ unlisten(): Promise<void> }> }).listen(CHANNEL, (payload) =>
+      this.received(payload),
+    );
+  }
+
+  private received(payload: string): void {
+    const first = payload.indexOf(" ");
+    const second = payload.indexOf(" ", first + 1);
+    if (first < 0 || second < 0 || payload.slice(0, first) === this.instance) return;
+    const id = Number(payload.slice(first + 1, second));
+    if (!Number.isSafeInteger(id)) return;
+    void this.woken(id, payload.slice(second + 1));
+  }
+
+  /** One NOTIFY per stream the transaction changed. */
+  async send(sql: TxSql, changes: StreamChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const payloads = new Set<string>();
+    for (const c of changes) {
+      const [id, key] = c.kind === "gone" ? [c.id, c.key] : [c.state.id, `${c.state.bucket}/${c.state.name}`];
+      payloads.add(`${this.instance} ${id} ${key}`);
+    }
+    await sql`SELECT pg_notify(${CHANNEL}, p) FROM unnest(${[...payloads]}::text[]) AS p`;
+  }
+
+  async stop(): Promise<void> {
+    await this.unlisten?.unlisten();
+  }
+}

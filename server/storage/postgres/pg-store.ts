@@ -1,0 +1,450 @@
+// The PostgreSQL-backed Store: several ursa processes on one database. The database is the only
+// truth: every write locks the rows it decides on inside its transaction and lets server/protocol
+// decide there; nothing is decided against a cache. Concurrent writes of this instance share one
+// transaction (group-commit.ts), and a write is acknowledged only once COMMIT has returned.
+// Other instances' commits reach this one's live readers as NOTIFY wake-ups (notify.ts).
+
+import { SQL } from "bun";
+import { decideAppend, type AppendRequest } from "../../protocol/append";
+import { frameAck, type FrameAck } from "../../protocol/append-batch";
+import { decideAttrsPut } from "../../protocol/attrs";
+import { decideCreate, type CreateRequest } from "../../protocol/create";
+import { isProtocolError, type ProtocolError } from "../../protocol/errors";
+import { isExpired } from "../../protocol/lifetime";
+import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
+import { NO_QUOTAS, quotaRefusal, type Quotas } from "../../protocol/quota";
+import { checkAddressed } from "../../protocol/read";
+import { decideRetention, type ResourceTarget } from "../../protocol/retention";
+import { decidePublish, type PublishRequest } from "../../protocol/snapshot";
+import type { SnapshotMeta, StreamState } from "../../protocol/state";
+import type {
+  AttrsOutcome,
+  BatchOutcome,
+  BatchRequest,
+  CreateOutcome,
+  DeleteOutcome,
+  ListQuery,
+  PublishOutcome,
+  ReadSlice,
+  RetentionOutcome,
+  SnapshotUpload,
+  StoreStats,
+  StreamChange,
+} from "../store";
+import type { CommitObserver } from "../group-commit";
+import type { WriteState } from "../write-health";
+import { Connection } from "./connection";
+import { PgGroupCommit, type TxSql, type WriteEffects } from "./group-commit";
+import { isMessageStart, readRange } from "./lineage";
+import { Listings } from "./listings";
+import { Notifier } from "./notify";
+import { reclaimUp } from "./reclaim";
+import { producerOf, splitKey, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
+import { migrate } from "./schema";
+import { PgUpload, SnapshotBlobs, type PgSnapshotReader } from "./snapshots";
+import { StreamWrites } from "./stream-writes";
+
+export interface PgStoreOptions {
+  url: string;
+  now?: () => number;
+  producerLimits?: ProducerLimits;
+  quotas?: Quotas;
+  /** Connections in the pool (the listener has its own). */
+  poolSize?: number;
+  /** How often expired streams are reclaimed in the background. */
+  sweepIntervalMs?: number;
+  /** Told each transaction's size and time. */
+  commitObserver?: CommitObserver;
+}
+
+export class PgStore {
+  private readonly sql: SQL;
+  private readonly now: () => number;
+  private readonly clock: ProducerClock;
+  private readonly quotas: Quotas;
+  private readonly writes: PgGroupCommit;
+  private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
+  private readonly blobs: SnapshotBlobs;
+  private readonly notifier: Notifier;
+  private readonly listings: Listings;
+  readonly connection: Connection;
+  /** Work started behind commits (reclaiming), awaited by settle(). */
+  private readonly background = new Set<Promise<void>>();
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private appendedBytes = 0;
+  private appendedMessages = 0;
+  private closing = false;
+
+  private constructor(options: PgStoreOptions) {
+    this.now = options.now ?? Date.now;
+    this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
+    this.quotas = options.quotas ?? NO_QUOTAS;
+    this.sql = new SQL({ url: options.url, max: options.poolSize ?? 10 });
+    this.connection = new Connection();
+    this.blobs = new SnapshotBlobs(this.sql);
+    this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
+    this.notifier = new Notifier(this.sql, (id, key) => this.remoteChange(id, key));
+    this.writes = new PgGroupCommit(this.sql, {
+      beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
+      committed: (fx) => this.committed(fx),
+      failed: (error) => this.connection.failed(error),
+    }, options.commitObserver);
+  }
+
+  /** Connects, migrates the schema (refusing a newer one) and starts listening. */
+  static async open(options: PgStoreOptions): Promise<PgStore> {
+    const store = new PgStore(options);
+    try {
+      await migrate(store.sql);
+      await store.notifier.start();
+      await store.blobs.collectLeftovers(store.now());
+    } catch (error) {
+      await store.sql.close();
+      throw error;
+    }
+    store.sweeper = setInterval(() => store.track(store.sweep()), options.sweepIntervalMs ?? 5_000);
+    store.sweeper.unref();
+    return store;
+  }
+
+  private committed(fx: WriteEffects[]): void {
+    this.connection.succeeded();
+    const changes: StreamChange[] = [];
+    for (const f of fx) {
+      this.appendedBytes += f.appendedBytes;
+      this.appendedMessages += f.appendedMessages;
+      for (const c of f.changes) changes.push(c);
+    }
+    if (changes.length > 0) this.tell(changes);
+  }
+
+  private tell(changes: StreamChange[]): void {
+    for (const l of this.listeners) l(changes);
+  }
+
+  /**
+   * Another instance committed a change of stream `id` at `key`: its live readers here re-read.
+   * The notification is only a wake-up; what is told is read from the database now.
+   */
+  private async remoteChange(id: number, key: string): Promise<void> {
+    const state = await this.get(key).catch(() => undefined);
+    if (!state || state.id !== id || state.softDeleted) this.tell([{ kind: "gone", id, key }]);
+    // "retained" is the change the live layer answers by re-reading from the reader's position
+    // (live/hub.ts wakes the stream's readers as "changed"); no bytes are carried.
+    else this.tell([{ kind: "retained", state }]);
+  }
+
+  private track(work: Promise<void>): void {
+    const p = work.catch((error: unknown) => this.connection.failed(error)).finally(() => this.background.delete(p));
+    this.background.add(p);
+  }
+
+  private submit<T>(run: (w: StreamWrites) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new Error("the store is closed"));
+    return this.writes.submit((tx, fx) => run(this.writer(tx, fx)));
+  }
+
+  private writer(tx: TxSql, fx: WriteEffects): StreamWrites {
+    return new StreamWrites(tx, fx, {
+      now: this.now,
+      clock: () => this.producerClock(),
+      reclaim: (id) => this.track(reclaimUp(this.sql, id)),
+      collectBlob: (id) => this.track(this.blobs.collect(id)),
+    });
+  }
+
+  private producerClock(): ProducerClock {
+    this.clock.nowMs = this.now();
+    return this.clock;
+  }
+
+  // ---- reads ------------------------------------------------------------------------------------
+
+  async get(key: string): Promise<StreamState | undefined> {
+    const { bucket, name } = splitKey(key);
+    const rows: StreamRow[] = await this.sql.unsafe(`SELECT ${STREAM_COLUMNS} FROM streams WHERE bucket = $1 AND name = $2`, [bucket, name]);
+    const state = rows[0] && stateOf(rows[0]);
+    if (state && !state.softDeleted && isExpired(state, this.now())) {
+      this.reap(key);
+      return undefined;
+    }
+    return state;
+  }
+
+  readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice> {
+    return readRange(this.sql, state, start, limitBytes, wholeMessages);
+  }
+
+  isMessageStart(state: StreamState, offset: number): Promise<boolean> {
+    return isMessageStart(this.sql, state, offset);
+  }
+
+  get producerLimits(): ProducerLimits {
+    return this.clock.limits;
+  }
+
+  async producers(state: StreamState): Promise<[string, ProducerState][]> {
+    const rows: ProducerRow[] = await this.sql`SELECT * FROM producers WHERE stream_id = ${state.id} ORDER BY producer_id`;
+    const clock = this.producerClock();
+    return rows.map(producerOf).filter(([, entry]) => isRemembered(entry, clock));
+  }
+
+  /** Sliding TTL (spec §7.1): written at once, since any instance may be the next to read it. */
+  async renewTtl(key: string): Promise<void> {
+    const { bucket, name } = splitKey(key);
+    await this.sql`UPDATE streams SET touched_at_ms = GREATEST(touched_at_ms, ${this.now()})
+      WHERE bucket = ${bucket} AND name = ${name} AND ttl_s IS NOT NULL AND NOT soft_deleted`;
+  }
+
+  async attrs(state: StreamState): Promise<string | null> {
+    if (state.attrsId === null) return null;
+    const [row]: { attrs: string | null }[] = await this.sql`SELECT attrs FROM streams WHERE id = ${state.id}`;
+    return row?.attrs ?? null;
+  }
+
+  // ---- writes -----------------------------------------------------------------------------------
+
+  append(key: string, request: AppendRequest) {
+    return this.submit(async (w) => {
+      const locked = await w.live(key);
+      const state = locked && (await w.withProducers(locked, request.producer?.id ?? null));
+      const decision = decideAppend(state, request, this.producerClock());
+      if (decision.kind !== "accepted") return decision;
+      const next = await w.append(state!, decision.effect);
+      const { effect } = decision;
+      w.fx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
+      return decision;
+    });
+  }
+
+  create(key: string, request: CreateRequest): Promise<CreateOutcome> {
+    return this.submit(async (w): Promise<CreateOutcome> => {
+      const existing = await w.live(key);
+      const existingAttrs = existing && existing.attrsId !== null ? await w.attrsOf(existing) : null;
+      let source = null;
+      if (request.fork) {
+        const state = await w.live(request.fork.sourceKey);
+        const offset = state && (request.fork.offset ?? state.tail);
+        const lengths = state && offset !== undefined && offset !== null && offset <= state.tail ? await w.appendAt(state, offset) : null;
+        source = { state, appendAt: (at: number) => (at === offset ? lengths : null) };
+      }
+      const decision = decideCreate(existing, request, source, () => existingAttrs);
+      if (decision.kind !== "create") return decision;
+      const refused = await this.quotaRefusal(w.sql, decision.plan.bucket, true);
+      if (refused) return refused;
+      return { kind: "created", state: await w.create(decision.plan) };
+    });
+  }
+
+  delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
+    return this.submit(async (w): Promise<DeleteOutcome> => {
+      const checked = checkAddressed(await w.live(key), incarnation);
+      if (isProtocolError(checked)) return checked;
+      return { kind: "deleted", ...(await w.delete(checked)) };
+    });
+  }
+
+  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
+    return this.submit(async (w): Promise<BatchOutcome> => {
+      const checked = checkAddressed(await w.live(key), request.incarnation);
+      if (isProtocolError(checked)) return checked;
+      let state = checked;
+      const clock = this.producerClock();
+      const acks: FrameAck[] = [];
+      const appended: Uint8Array[] = [];
+      const start = state.tail;
+      // Each frame is its own append, decided against the stream as the frames before it left it.
+      for (const messages of request.frames) {
+        const decision = decideAppend(state, { contentType: request.contentType, messages, close: false, streamSeq: null, producer: null, incarnation: null }, clock);
+        if (decision.kind === "accepted") {
+          state = await w.append(state, decision.effect);
+          for (const m of messages) appended.push(m);
+        }
+        acks.push(frameAck(decision, state.tail, state.closed));
+      }
+      if (appended.length > 0) w.fx.changes.push({ kind: "appended", state, start, messages: appended });
+      return { kind: "batch", state, acks };
+    });
+  }
+
+  putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
+    return this.submit(async (w): Promise<AttrsOutcome> => {
+      const state = await w.live(key);
+      const current = state && !state.softDeleted ? await w.attrsOf(state) : null;
+      const decision = decideAttrsPut(state, incarnation, attrs, () => current);
+      if (decision.kind !== "replace") return decision;
+      return { kind: "replaced", state: await w.setAttrs(decision.state, decision.attrs) };
+    });
+  }
+
+  stageSnapshot(): SnapshotUpload {
+    return new PgUpload(this.sql, this.now);
+  }
+
+  async publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
+    const blobId = await (upload as PgUpload).id();
+    const outcome = await this.submit(async (w): Promise<PublishOutcome> => {
+      const state = await w.live(key);
+      const offset = request.target.kind === "offset" ? request.target.offset : null;
+      const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
+      const decision = decidePublish(state, request, digest, (at) => at === offset && boundary);
+      if (decision.kind !== "publish") return decision;
+      const next = await w.publishSnapshot(decision.state, blobId, { offset: decision.offset, contentType: request.contentType, digest }, mentionsBoundary);
+      return { kind: "published", state: next, snapshot: next.snapshot! };
+    });
+    if (outcome.kind !== "published") this.track(this.blobs.collect(blobId));
+    return outcome;
+  }
+
+  async discardSnapshot(upload: SnapshotUpload): Promise<void> {
+    await this.blobs.collect(await (upload as PgUpload).id());
+  }
+
+  openSnapshot(meta: SnapshotMeta): Promise<PgSnapshotReader> {
+    return this.blobs.open(meta);
+  }
+
+  advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
+    return this.submit(async (w): Promise<RetentionOutcome> => {
+      const state = await w.live(key);
+      const offset = target.kind === "offset" ? target.offset : null;
+      const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
+      const decision = decideRetention(state, target, incarnation, (at) => at === offset && boundary);
+      if (decision.kind !== "advance") return decision;
+      return { kind: "advanced", state: await w.setFloor(decision.state, decision.floor) };
+    });
+  }
+
+  // ---- buckets and listings -----------------------------------------------------------------------
+
+  putBucket(bucket: string): Promise<"created" | "exists" | ProtocolError> {
+    return this.submit(async (w) => {
+      const found: unknown[] = await w.sql`SELECT 1 FROM buckets WHERE bucket_id = ${bucket} FOR UPDATE`;
+      if (found.length > 0) return "exists" as const;
+      const refused = await this.quotaRefusal(w.sql, bucket, false);
+      if (refused) return refused;
+      const made: unknown[] = await w.sql`INSERT INTO buckets (bucket_id, created_at_ms) VALUES (${bucket}, ${this.now()}) ON CONFLICT DO NOTHING RETURNING 1`;
+      return made.length > 0 ? ("created" as const) : ("exists" as const);
+    });
+  }
+
+  hasBucket(bucket: string): Promise<boolean> {
+    return this.listings.hasBucket(bucket);
+  }
+
+  getBucket(bucket: string) {
+    return this.listings.getBucket(bucket);
+  }
+
+  deleteBucket(bucket: string): Promise<"deleted" | "missing" | "not_empty"> {
+    return this.submit(async (w) => {
+      const found: unknown[] = await w.sql`SELECT 1 FROM buckets WHERE bucket_id = ${bucket} FOR UPDATE`;
+      if (found.length === 0) return "missing" as const;
+      // Expired streams are reclaimed here rather than counted (spec §2.3).
+      for (const key of await this.listings.expiredIn(w.sql, bucket)) await w.live(key);
+      const [row]: { n: string }[] = await w.sql`SELECT stream_count AS n FROM buckets WHERE bucket_id = ${bucket}`;
+      if (Number(row!.n) > 0) return "not_empty" as const;
+      await w.sql`DELETE FROM buckets WHERE bucket_id = ${bucket}`;
+      return "deleted" as const;
+    });
+  }
+
+  listBuckets(query: ListQuery) {
+    return this.listings.buckets(query);
+  }
+
+  listStreams(bucket: string, query: ListQuery) {
+    return this.listings.streams(bucket, query);
+  }
+
+  counts() {
+    return this.listings.counts();
+  }
+
+  /**
+   * Counted inside the write's transaction under a lock (the bucket's row, or for a new bucket a
+   * transaction-scoped advisory lock), so creates on two instances cannot both take the last place.
+   */
+  private async quotaRefusal(sql: TxSql, bucket: string, stream: boolean): Promise<ProtocolError | null> {
+    if (this.quotas.maxBuckets === Infinity && this.quotas.maxStreamsPerBucket === Infinity) return null;
+    await sql`SELECT pg_advisory_xact_lock(${0x75727362})`;
+    const [b]: { n: string }[] = await sql`SELECT count(*) AS n FROM buckets WHERE bucket_id = ${bucket}`;
+    const [all]: { n: string }[] = await sql`SELECT count(*) AS n FROM buckets`;
+    let streams = 0;
+    if (stream) {
+      for (const key of await this.listings.expiredIn(sql, bucket)) await this.writerFor(sql).live(key);
+      const [s]: { n: string }[] = await sql`SELECT COALESCE((SELECT stream_count FROM buckets WHERE bucket_id = ${bucket}), 0) AS n`;
+      streams = Number(s!.n);
+    }
+    return quotaRefusal(this.quotas, Number(b!.n) > 0, () => Number(all!.n), stream ? () => streams : null);
+  }
+
+  private writerFor(sql: TxSql): StreamWrites {
+    return this.writer(sql, { changes: [], afterCommit: [], appendedBytes: 0, appendedMessages: 0 });
+  }
+
+  // ---- health -----------------------------------------------------------------------------------
+
+  diskFailure(error: unknown) {
+    return this.connection.failureOf(error);
+  }
+
+  writeState(): WriteState {
+    return this.closing ? "closing" : this.connection.state;
+  }
+
+  probeWrite(): Promise<WriteState> {
+    return this.connection.probe(async () => {
+      await this.sql`SELECT 1`;
+    });
+  }
+
+  stats(): StoreStats {
+    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, damagedReads: 0, damagedStreams: 0, databaseBytes: 0, walBytes: 0, reserveBytes: 0 };
+  }
+
+  onChange(listener: (changes: StreamChange[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Resolves once what was started behind commits (reclaiming rows and blobs) is done. */
+  async settle(): Promise<void> {
+    await this.writes.drain();
+    while (this.background.size > 0) await Promise.all([...this.background]);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.writes.drain();
+    this.closing = true;
+    await this.settle();
+    await this.notifier.stop();
+    await this.sql.close();
+  }
+
+  /** Drops every connection at once, writes in flight included, as a killed process would. */
+  async abandon(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweeper);
+    this.writes.stop(new Error("the store was abandoned"));
+    await this.sql.close({ timeout: 0 });
+  }
+
+  // ---- expiry -----------------------------------------------------------------------------------
+
+  private readonly reaping = new Set<string>();
+
+  private reap(key: string): void {
+    if (this.reaping.has(key) || this.closing) return;
+    this.reaping.add(key);
+    this.track(
+      this.submit((w) => w.live(key))
+        .then(() => undefined)
+        .finally(() => this.reaping.delete(key)),
+    );
+  }
+
+  private async sweep(): Promise<void> {
+    for (const key of await this.listings.expired(100)) this.reap(key);
+  }
+}
