@@ -99,30 +99,7 @@ async function syncCeiling(dir, p) {
       exited.then((code) => reject(new Error(`fsync-ceiling.mjs exited (${code}) before its result: ${err}`)));
     });
     const { line: r, cpu } = result;
-    return {
-      appendsPerS: r.syncs / r.wallS,
-      ok: r.syncs,
-      p50: r.p50,
-      p99: r.p99,
-      p999: r.p999,
-      max: r.max,
-      meanMs: r.mean,
-      non2xx: 0,
-      errors: 0,
-      totalReq: r.syncs,
-      totalNon2xx: 0,
-      statuses: {},
-      errorSamples: [],
-      serverCpuUsPerAppend: (cpu.serverCpuS * 1e6) / r.syncs,
-      serverCpuPct: cpu.serverCpuPct,
-      clientCpuPct: cpu.clientCpuPct,
-      otherCpuPct: cpu.otherCpuPct,
-      stealPct: cpu.stealPct,
-      clientCpuUsPerReq: NaN,
-      windowS: cpu.wallS,
-      recordBytes: RECORD_BYTES[p.kind],
-      capped: false,
-    };
+    return ceilingResult(p, { done: r.syncs, perS: r.syncs / r.wallS, lat: r, failed: 0, cpu });
   } finally {
     child.stdin.end();
     await exited;
@@ -135,22 +112,26 @@ async function syncCeiling(dir, p) {
  */
 async function pgCeiling(p) {
   const r = await pgbenchCeiling({ clients: p.writers, streams: p.streams, bytes: RECORD_BYTES[p.kind], warmupMs: p.warmupMs, durationMs: p.durationMs });
-  const { cpu } = r;
+  return ceilingResult(p, { done: r.transactions, perS: r.tps, lat: r.latency, failed: r.failed, cpu: r.cpu });
+}
+
+/** A ceiling's figures (no HTTP: its records or transactions stand in for appends), shaped as an append run's. */
+function ceilingResult(p, { done, perS, lat, failed, cpu }) {
   return {
-    appendsPerS: r.tps,
-    ok: r.transactions,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    p999: r.latency.p999,
-    max: r.latency.max,
-    meanMs: r.latency.mean,
-    non2xx: r.failed,
+    appendsPerS: perS,
+    ok: done,
+    p50: lat.p50,
+    p99: lat.p99,
+    p999: lat.p999,
+    max: lat.max,
+    meanMs: lat.mean,
+    non2xx: failed,
     errors: 0,
-    totalReq: r.transactions,
-    totalNon2xx: r.failed,
+    totalReq: done,
+    totalNon2xx: failed,
     statuses: {},
     errorSamples: [],
-    serverCpuUsPerAppend: (cpu.serverCpuS * 1e6) / r.transactions,
+    serverCpuUsPerAppend: (cpu.serverCpuS * 1e6) / done,
     serverCpuPct: cpu.serverCpuPct,
     clientCpuPct: cpu.clientCpuPct,
     otherCpuPct: cpu.otherCpuPct,
