@@ -3,7 +3,7 @@
 // started, the cluster's process ids for CPU accounting, and the database's own ceiling:
 // pgbench running an insert loop shaped like ursa's appends.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { cpuMeter } from "./proc.mjs";
 import { Samples } from "./stats.mjs";
@@ -27,6 +27,9 @@ export const pgAvailable = () => pgBinDir() !== null && existsSync(BUN);
 
 function startHost() {
   const child = spawn(BUN, [join(import.meta.dirname, "pg-cluster-host.ts")], { stdio: ["pipe", "pipe", "pipe"] });
+  // Neither the host nor its pipes keep this process alive: stopCluster ends them.
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) stream.unref?.();
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   const waiting = [];
@@ -37,23 +40,51 @@ function startHost() {
       const line = JSON.parse(buf.slice(0, i));
       buf = buf.slice(i + 1);
       waiting.shift()?.(line);
+      if (waiting.length === 0) child.stdout.unref?.();
     }
   });
   const next = () =>
     new Promise((res, rej) => {
       waiting.push(res);
+      // Held while an answer is awaited, which may be all this process is doing.
+      child.stdout.ref?.();
       child.once("exit", (code) => rej(new Error(`pg-cluster-host exited (${code}): ${err}`)));
     });
-  const exited = new Promise((r) => child.once("exit", r));
-  // The cluster goes with this process: closing stdin makes the host stop and remove it.
-  process.once("exit", () => child.stdin.end());
-  return { child, next, exited, info: next() };
+  const info = next();
+  // However this process ends (a finished run, an error, Ctrl-C), the cluster goes with it.
+  process.once("exit", stopCluster);
+  return { child, next, info, started: null };
+}
+
+/**
+ * Stops the cluster (if one was started) and removes its directory, synchronously, so it also
+ * works in an exit handler.
+ */
+export function stopCluster() {
+  if (!host) return;
+  const { child } = host;
+  const started = host.started;
+  host = null;
+  if (started) {
+    const bin = pgBinDir();
+    const user = osUser();
+    const argv = [join(bin, "pg_ctl"), "stop", "-m", "fast", "-w", "-D", join(started.dir, "data")];
+    try {
+      execFileSync(user ? "runuser" : argv[0], user ? ["-u", user, "--", ...argv] : argv.slice(1), { stdio: "ignore" });
+    } catch {
+      // Already stopped.
+    }
+    rmSync(started.dir, { recursive: true, force: true });
+  }
+  child.kill("SIGKILL");
 }
 
 /** The cluster (started on first call): { url, dir, port }. */
 export async function cluster() {
   host ??= startHost();
-  return host.info;
+  const h = host;
+  h.started ??= await h.info;
+  return h.started;
 }
 
 /** A new, empty database on the cluster; its URL. */
