@@ -16,7 +16,10 @@ import { Logger } from "./ops/log";
 import { LoopLagMonitor } from "./ops/loop-lag";
 import { ServerMetrics } from "./ops/server-metrics";
 import { protocolError } from "./protocol/errors";
+import { PgStore } from "./storage/postgres/pg-store";
+import { NewerSchemaError } from "./storage/postgres/schema";
 import { SqliteStore } from "./storage/sqlite-store";
+import type { Store } from "./storage/store";
 import pkg from "../package.json" with { type: "json" };
 
 const VERSION = pkg.version;
@@ -42,10 +45,21 @@ function start(): void {
     process.exit(2);
   }
   for (const warning of check.warnings) console.error(warning);
-  serve(parsed.config, parsed.security, fdLimit);
+  void serve(parsed.config, parsed.security, fdLimit);
 }
 
-function serve(config: Config, security: SecurityConfig, fdLimit: number | null): void {
+/** The URL without its password, for logs and the console. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres (unparsable URL)";
+  }
+}
+
+async function serve(config: Config, security: SecurityConfig, fdLimit: number | null): Promise<void> {
   const log = new Logger(config.logLevel, config.logFormat);
   // A start-up failure is the user's to fix: one line saying what to do, then exit 1.
   function fail(message: string, cleanup?: () => void): never {
@@ -73,9 +87,11 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
     fail(`cannot listen on ${config.host}:${config.port}: ${inUse ? "the address is in use (is another ursa running?); choose another with --port, or --port 0 for any free one" : (error as Error).message}`);
   }
 
+  const postgres = config.postgres !== "";
+  if (postgres && config.memory) fail("--postgres and --memory exclude each other: choose where the streams are kept");
   let dataDir: DataDir | undefined;
-  let dataPath = ":memory:";
-  if (!config.memory) {
+  let dataPath = postgres ? shownUrl(config.postgres) : ":memory:";
+  if (!config.memory && !postgres) {
     try {
       dataDir = new DataDir(config.data);
     } catch (error) {
@@ -86,32 +102,46 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
   const lag = new LoopLagMonitor().start();
   const metrics = config.metrics ? new ServerMetrics(lag, fdLimit) : undefined;
   let hub: LiveHub | undefined;
-  let store: SqliteStore;
+  let store: Store;
+  let lockHeld: string | undefined;
+  const producerLimits = { idleTtlMs: config.producerIdleTtl, maxPerStream: config.maxProducersPerStream };
+  const quotas = { maxBuckets: config.maxBuckets, maxStreamsPerBucket: config.maxStreamsPerBucket };
+  if (postgres) {
+    try {
+      store = await PgStore.open({ url: config.postgres, producerLimits, quotas, commitObserver: metrics });
+    } catch (error) {
+      const why = error instanceof NewerSchemaError ? error.message : `${(error as Error).message}; check the URL, and that the database exists and takes connections`;
+      fail(`cannot open the PostgreSQL database ${dataPath}: ${why}`);
+    }
+  } else {
   try {
-    store = new SqliteStore({
-      path: dataPath,
-      sync: config.sync,
-      checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
-      integrityCheckUrl: new URL("./storage/integrity-check.ts", import.meta.url),
-      reserveBytes: config.diskReserveMb * 1024 * 1024,
-      log: (level, message, fields) => log.log(level, message, fields),
-      recentBytes: config.readCacheMb * 1024 * 1024,
-      cachedStreams: config.streamCache,
-      producerLimits: { idleTtlMs: config.producerIdleTtl, maxPerStream: config.maxProducersPerStream },
-      quotas: { maxBuckets: config.maxBuckets, maxStreamsPerBucket: config.maxStreamsPerBucket },
-      // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
-      busy: () => server.pendingRequests > (hub?.active ?? 0) + 1,
-      commitObserver: metrics,
-      onCheckpointMessage: (m) => log.log(m.level, m.message, { error: m.error }),
-      onSyncFailure: (error) => {
-        // After a failed fsync nobody can say which committed writes are on disk; acknowledging any
-        // more would be a lie, so stop (as PostgreSQL does) and let recovery replay the WAL.
-        log.error("fsync of the write-ahead log failed; stopping", { error: (error as Error).message });
-        process.exit(70);
-      },
-    });
-  } catch (error) {
-    fail(`cannot open the database ${dataPath}: ${explainOpenError(error)}`, () => dataDir?.removeCreated());
+      const sqlite = new SqliteStore({
+        path: dataPath,
+        sync: config.sync,
+        checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
+        integrityCheckUrl: new URL("./storage/integrity-check.ts", import.meta.url),
+        reserveBytes: config.diskReserveMb * 1024 * 1024,
+        log: (level, message, fields) => log.log(level, message, fields),
+        recentBytes: config.readCacheMb * 1024 * 1024,
+        cachedStreams: config.streamCache,
+        producerLimits,
+        quotas,
+        // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.
+        busy: () => server.pendingRequests > (hub?.active ?? 0) + 1,
+        commitObserver: metrics,
+        onCheckpointMessage: (m) => log.log(m.level, m.message, { error: m.error }),
+        onSyncFailure: (error) => {
+          // After a failed fsync nobody can say which committed writes are on disk; acknowledging any
+          // more would be a lie, so stop (as PostgreSQL does) and let recovery replay the WAL.
+          log.error("fsync of the write-ahead log failed; stopping", { error: (error as Error).message });
+          process.exit(70);
+        },
+      });
+      store = sqlite;
+      lockHeld = sqlite.lockHeld;
+    } catch (error) {
+      fail(`cannot open the database ${dataPath}: ${explainOpenError(error)}`, () => dataDir?.removeCreated());
+    }
   }
   hub = new LiveHub(store, { maxReaders: config.maxLiveReaders, maxPerClient: config.maxLiveReadersPerClient });
   let stopping = false;
@@ -133,7 +163,7 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
     stopping: () => stopping,
     log,
     metrics,
-    info: { version: VERSION, dataPath, sync: config.memory ? "memory" : config.sync, startedAtMs: Date.now() },
+    info: { version: VERSION, dataPath, sync: postgres ? "postgres" : config.memory ? "memory" : config.sync, startedAtMs: Date.now() },
     security,
   });
   handler = app.fetch;
@@ -146,12 +176,12 @@ function serve(config: Config, security: SecurityConfig, fdLimit: number | null)
     version: VERSION,
     address: `${host}:${server.port}`,
     data: dataPath,
-    sync: config.memory ? "memory" : config.sync,
+    sync: postgres ? "postgres" : config.memory ? "memory" : config.sync,
     auth: authMode(security.auth),
     max_connections: config.maxConnections,
     max_live_readers: config.maxLiveReaders,
     fd_limit: fdLimit ?? undefined,
-    lock: store.lockHeld,
+    lock: lockHeld,
   });
 
   const startedAt = performance.now();

@@ -18,6 +18,7 @@ describe("pg-cluster", () => {
       await cluster.resume();
       const again = new SQL(cluster.url);
       expect(await again`SELECT v FROM t`).toEqual([{ v: 1 }]);
+      expect(await cluster.psql("ursa", "SELECT v FROM t")).toBe("1");
       const other = await cluster.createDatabase("other");
       await again.close();
       const o = new SQL(other);

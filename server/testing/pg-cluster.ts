@@ -32,6 +32,8 @@ export interface PgCluster {
   urlFor(database: string): string;
   /** Creates a database and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Runs SQL in a database with psql (for tests under node, which has no PostgreSQL client); its output, unaligned. */
+  psql(database: string, sql: string): Promise<string>;
   /** Stops the postmaster (fast shutdown) and keeps the data: for outage tests. */
   halt(): Promise<void>;
   /** Starts a halted cluster again on the same port. */
@@ -190,6 +192,11 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
         user,
       );
       return urlFor(name);
+    },
+    async psql(db, text) {
+      const { code, output } = await run([join(bin, "psql"), "-h", dir, "-p", String(port), "-U", PG_SUPERUSER, "-d", db, "-AtX", "-v", "ON_ERROR_STOP=1", "-c", text], user);
+      if (code !== 0) throw new Error(`psql failed (${code}):\n${output}`);
+      return output.trim();
     },
     halt,
     resume: start,

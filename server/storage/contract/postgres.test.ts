@@ -7,7 +7,6 @@ import { SQL } from "bun";
 import { afterAll, beforeAll } from "bun:test";
 import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
 import { PgStore } from "../postgres/pg-store";
-import type { Store } from "../store";
 import type { Engine, EngineFactory, EngineOptions } from "./engine";
 import { storeContract } from "./index";
 
@@ -54,10 +53,9 @@ const postgres: EngineFactory = {
     let store = await open();
     const admin = new SQL({ url, max: 1 });
     let faultsInstalled = false;
-    const asStore = () => store as unknown as Store;
     return {
       get store() {
-        return asStore();
+        return store;
       },
       async failWrites(key) {
         if (!faultsInstalled) {
@@ -73,7 +71,7 @@ const postgres: EngineFactory = {
       async reopen() {
         await store.close();
         store = await open();
-        return asStore();
+        return store;
       },
       async crash() {
         // The data of a killed instance is what its database committed; another instance can
@@ -83,7 +81,7 @@ const postgres: EngineFactory = {
         const running = store;
         store = await open();
         await running.close();
-        return asStore();
+        return store;
       },
       async dispose() {
         await store.close();

@@ -44,9 +44,11 @@ export class Connection {
     this.current = "ok";
   }
 
-  /** While unavailable, tries a statement (at most once a second) and resolves with what it found. */
+  /**
+   * Tries a statement (at most once a second) and resolves with what it found: readiness asks,
+   * so a database that went away while no request was made is noticed all the same.
+   */
   probe(attempt: () => Promise<void>): Promise<WriteState> {
-    if (this.current === "ok") return Promise.resolve(this.current);
     if (this.probing) return this.probing;
     const now = performance.now();
     if (now - this.lastProbeAt < PROBE_EVERY_MS) return Promise.resolve(this.current);

@@ -46,7 +46,6 @@ export function isRetryable(error: unknown): boolean {
 export class PgGroupCommit {
   private queue: Job[] = [];
   private running: Promise<void> | null = null;
-  private stopped: Error | null = null;
   constructor(
     private readonly sql: SQL,
     private readonly hooks: GroupCommitHooks,
@@ -54,7 +53,6 @@ export class PgGroupCommit {
   ) {}
 
   submit<T>(run: (sql: TxSql, fx: WriteEffects) => Promise<T>): Promise<T> {
-    if (this.stopped) return Promise.reject(this.stopped);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run, resolve: resolve as (v: unknown) => void, reject, alone: false });
       this.running ??= this.loop();
@@ -64,12 +62,6 @@ export class PgGroupCommit {
   /** Resolves once every write submitted so far has been decided. */
   async drain(): Promise<void> {
     while (this.running) await this.running;
-  }
-
-  /** Refuses every write not yet begun, and every later one: the process is going away. */
-  stop(reason: Error): void {
-    this.stopped = reason;
-    for (const job of this.queue.splice(0)) job.reject(reason);
   }
 
   private async loop(): Promise<void> {

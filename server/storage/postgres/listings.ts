@@ -4,10 +4,8 @@
 // yet (those are absent for readers, spec §7.1, and are reclaimed as they are met).
 
 import type { SQL } from "bun";
-import type { StreamSummary } from "../../introspection-api";
-import { formatOffset } from "../../protocol/offsets";
 import { streamKey } from "../../protocol/state";
-import type { ListQuery, Page } from "../store";
+import type { BucketInfo, BucketSummary, ListQuery, Page, StreamSummary } from "../store";
 import { PREFIX_COUNT_CAP, upperBound } from "../stream-counts";
 import type { TxSql } from "./group-commit";
 
@@ -40,14 +38,14 @@ export class Listings {
     return rows.length > 0;
   }
 
-  async getBucket(bucket: string) {
+  async getBucket(bucket: string): Promise<BucketInfo | undefined> {
     const [row]: { created_at_ms: string }[] = await this.sql`SELECT created_at_ms FROM buckets WHERE bucket_id = ${bucket}`;
     if (!row) return undefined;
-    return { bucket_id: bucket, created_at_ms: Number(row.created_at_ms), streams: (await this.count(bucket, "")).n };
+    return { bucket, createdAtMs: Number(row.created_at_ms), streams: (await this.count(bucket, "")).n };
   }
 
   /** Live streams of the bucket whose ID starts with `prefix`, counted up to PREFIX_COUNT_CAP for a prefix. */
-  private async count(bucket: string, prefix: string): Promise<{ n: number; capped: boolean }> {
+  async count(bucket: string, prefix: string): Promise<{ n: number; capped: boolean }> {
     const now = this.now();
     if (prefix === "") {
       const [row]: { n: string }[] = await this.sql.unsafe(
@@ -90,13 +88,12 @@ export class Listings {
           break;
         }
         items.push({
-          stream_id: row.name,
-          status: row.closed ? "Closed" : "Open",
-          content_type: row.content_type,
-          tail_offset: Number(row.tail),
-          next_offset: formatOffset(Number(row.tail)),
-          created_at_ms: Number(row.created_at_ms),
-          last_write_at_ms: row.last_write_at_ms === null ? null : Number(row.last_write_at_ms),
+          name: row.name,
+          closed: row.closed,
+          contentType: row.content_type,
+          tail: Number(row.tail),
+          createdAtMs: Number(row.created_at_ms),
+          lastWriteAtMs: row.last_write_at_ms === null ? null : Number(row.last_write_at_ms),
           incarnation: row.incarnation,
         });
       }
@@ -105,10 +102,10 @@ export class Listings {
       inclusive = false;
     }
     const total = await this.count(bucket, query.prefix);
-    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.stream_id : null };
+    return { items, total: total.n, totalCapped: total.capped, hasMore, nextCursor: hasMore ? items[items.length - 1]!.name : null };
   }
 
-  async buckets(query: ListQuery): Promise<Page<{ bucket_id: string; stream_count: number }>> {
+  async buckets(query: ListQuery): Promise<Page<BucketSummary>> {
     const low = query.after !== null && query.after >= query.prefix ? query.after : query.prefix;
     const inclusive = query.after === null || query.after < query.prefix;
     const rows: { bucket_id: string }[] = await this.sql.unsafe(
@@ -116,14 +113,14 @@ export class Listings {
       [low, upperBound(query.prefix), query.limit + 1],
     );
     const hasMore = rows.length > query.limit;
-    const items = [];
-    for (const { bucket_id } of rows.slice(0, query.limit)) items.push({ bucket_id, stream_count: (await this.count(bucket_id, "")).n });
+    const items: BucketSummary[] = [];
+    for (const { bucket_id } of rows.slice(0, query.limit)) items.push({ bucket: bucket_id, streamCount: (await this.count(bucket_id, "")).n });
     const [total]: { n: string }[] = await this.sql.unsafe(
       `SELECT count(*) AS n FROM (SELECT 1 FROM buckets WHERE bucket_id >= $1 AND bucket_id < $2 LIMIT $3) AS page`,
       [query.prefix, upperBound(query.prefix), PREFIX_COUNT_CAP + 1],
     );
     const n = Number(total!.n);
-    return { items, total: Math.min(n, PREFIX_COUNT_CAP), totalCapped: n > PREFIX_COUNT_CAP, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket_id : null };
+    return { items, total: Math.min(n, PREFIX_COUNT_CAP), totalCapped: n > PREFIX_COUNT_CAP, hasMore, nextCursor: hasMore ? items[items.length - 1]!.bucket : null };
   }
 
   async counts(): Promise<{ streams: number; buckets: number }> {

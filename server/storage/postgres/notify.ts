@@ -3,6 +3,10 @@
 // never data: the sending instance, the stream's row id and its path key. This instance LISTENs on
 // one dedicated connection (Bun's client keeps it and re-LISTENs after a reconnect), ignores its
 // own notifications (its commits are told directly), and re-reads the stream for the others.
+//
+// A notification sent while the listening connection was down is lost. When it is back, the
+// streams written in the last minute are re-read as if each had been notified, so a live reader
+// parked here through a short outage is not left waiting for its timeout.
 
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
@@ -13,16 +17,23 @@ export const CHANNEL = "ursa_streams";
 
 export class Notifier {
   private readonly instance = randomUUID();
-  private unlisten: { unlisten(): Promise<void> } | undefined;
+  private subscription: SQL.ListenSubscription | undefined;
+  private listens = 0;
 
   constructor(
     private readonly sql: SQL,
     private readonly woken: (id: number, key: string) => Promise<void>,
+    /** The LISTEN is back after its connection dropped. */
+    private readonly relistened: () => Promise<void>,
   ) {}
 
   async start(): Promise<void> {
-    this.unlisten = await (this.sql as unknown as { listen(channel: string, on: (payload: string) => void): Promise<{ unlisten(): Promise<void> }> }).listen(CHANNEL, (payload) =>
-      this.received(payload),
+    this.subscription = await this.sql.listen(
+      CHANNEL,
+      (payload) => this.received(payload),
+      () => {
+        if (this.listens++ > 0) void this.relistened().catch(() => undefined);
+      },
     );
   }
 
@@ -47,6 +58,6 @@ export class Notifier {
   }
 
   async stop(): Promise<void> {
-    await this.unlisten?.unlisten();
+    await this.subscription?.unlisten();
   }
 }

@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import { decideAppend, type AppendRequest } from "../../protocol/append";
 import { frameAck, type FrameAck } from "../../protocol/append-batch";
 import { decideAttrsPut } from "../../protocol/attrs";
-import { decideCreate, type CreateRequest } from "../../protocol/create";
+import { decideCreate, forkOffset, type CreateRequest, type ForkSource } from "../../protocol/create";
 import { isProtocolError, type ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
@@ -27,7 +27,9 @@ import type {
   PublishOutcome,
   ReadSlice,
   RetentionOutcome,
+  SnapshotReader,
   SnapshotUpload,
+  Store,
   StoreStats,
   StreamChange,
 } from "../store";
@@ -35,13 +37,14 @@ import type { CommitObserver } from "../group-commit";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
 import { PgGroupCommit, type TxSql, type WriteEffects } from "./group-commit";
+import { PgIntrospection } from "./introspection";
 import { isMessageStart, readRange } from "./lineage";
 import { Listings } from "./listings";
 import { Notifier } from "./notify";
 import { reclaimUp } from "./reclaim";
 import { producerOf, splitKey, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
 import { migrate } from "./schema";
-import { PgUpload, SnapshotBlobs, type PgSnapshotReader } from "./snapshots";
+import { PgUpload, SnapshotBlobs } from "./snapshots";
 import { StreamWrites } from "./stream-writes";
 
 export interface PgStoreOptions {
@@ -57,7 +60,7 @@ export interface PgStoreOptions {
   commitObserver?: CommitObserver;
 }
 
-export class PgStore {
+export class PgStore implements Store {
   private readonly sql: SQL;
   private readonly now: () => number;
   private readonly clock: ProducerClock;
@@ -68,6 +71,7 @@ export class PgStore {
   private readonly notifier: Notifier;
   private readonly listings: Listings;
   readonly connection: Connection;
+  readonly introspection: PgIntrospection;
   /** Work started behind commits (reclaiming), awaited by settle(). */
   private readonly background = new Set<Promise<void>>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -83,7 +87,12 @@ export class PgStore {
     this.connection = new Connection();
     this.blobs = new SnapshotBlobs(this.sql);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
-    this.notifier = new Notifier(this.sql, (id, key) => this.remoteChange(id, key));
+    this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
+    this.notifier = new Notifier(
+      this.sql,
+      (id, key) => this.remoteChange(id, key),
+      () => this.recentlyWritten(),
+    );
     this.writes = new PgGroupCommit(this.sql, {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
       committed: (fx) => this.committed(fx),
@@ -134,6 +143,13 @@ export class PgStore {
     else this.tell([{ kind: "retained", state }]);
   }
 
+  /** Re-reads, as if notified, the streams written or closed in the last minute (notify.ts). */
+  private async recentlyWritten(): Promise<void> {
+    const rows: { id: string; bucket: string; name: string }[] = await this.sql`SELECT id, bucket, name FROM streams
+      WHERE GREATEST(last_write_at_ms, touched_at_ms) >= ${this.now() - 60_000} LIMIT 10000`;
+    for (const r of rows) await this.remoteChange(Number(r.id), `${r.bucket}/${r.name}`);
+  }
+
   private track(work: Promise<void>): void {
     const p = work.catch((error: unknown) => this.connection.failed(error)).finally(() => this.background.delete(p));
     this.background.add(p);
@@ -160,6 +176,10 @@ export class PgStore {
 
   // ---- reads ------------------------------------------------------------------------------------
 
+  /**
+   * The stream as committed, read now. Its `producers` map is empty: the table can hold thousands,
+   * and only decisions need them, which load them under the stream's lock (`producers` lists them).
+   */
   async get(key: string): Promise<StreamState | undefined> {
     const { bucket, name } = splitKey(key);
     const rows: StreamRow[] = await this.sql.unsafe(`SELECT ${STREAM_COLUMNS} FROM streams WHERE bucket = $1 AND name = $2`, [bucket, name]);
@@ -221,14 +241,14 @@ export class PgStore {
     return this.submit(async (w): Promise<CreateOutcome> => {
       const existing = await w.live(key);
       const existingAttrs = existing && existing.attrsId !== null ? await w.attrsOf(existing) : null;
-      let source = null;
+      let source: ForkSource | null = null;
       if (request.fork) {
         const state = await w.live(request.fork.sourceKey);
-        const offset = state && (request.fork.offset ?? state.tail);
-        const lengths = state && offset !== undefined && offset !== null && offset <= state.tail ? await w.appendAt(state, offset) : null;
-        source = { state, appendAt: (at: number) => (at === offset ? lengths : null) };
+        const offset = state && forkOffset(request.fork, state);
+        const appendAt = state && offset !== undefined && offset <= state.tail ? await w.appendAt(state, offset) : null;
+        source = { state, appendAt };
       }
-      const decision = decideCreate(existing, request, source, () => existingAttrs);
+      const decision = decideCreate(existing, request, source, existingAttrs);
       if (decision.kind !== "create") return decision;
       const refused = await this.quotaRefusal(w.sql, decision.plan.bucket, true);
       if (refused) return refused;
@@ -300,7 +320,7 @@ export class PgStore {
     await this.blobs.collect(await (upload as PgUpload).id());
   }
 
-  openSnapshot(meta: SnapshotMeta): Promise<PgSnapshotReader> {
+  openSnapshot(meta: SnapshotMeta): Promise<SnapshotReader> {
     return this.blobs.open(meta);
   }
 
@@ -420,14 +440,6 @@ export class PgStore {
     await this.settle();
     await this.notifier.stop();
     await this.sql.close();
-  }
-
-  /** Drops every connection at once, writes in flight included, as a killed process would. */
-  async abandon(): Promise<void> {
-    this.closing = true;
-    clearInterval(this.sweeper);
-    this.writes.stop(new Error("the store was abandoned"));
-    await this.sql.close({ timeout: 0 });
   }
 
   // ---- expiry -----------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ export const MIGRATIONS: readonly string[] = [
     -- Live streams (not soft-deleted), kept in the transaction that creates or deletes one.
     stream_count bigint NOT NULL DEFAULT 0
   );
+  -- Names sort bytewise (COLLATE "C") whatever the database's locale, as SQLite sorts them: listings
+  -- and cursors depend on it.
   CREATE TABLE streams (
     id bigserial PRIMARY KEY,
     bucket text COLLATE "C" NOT NULL,
@@ -54,14 +56,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX streams_fork_source ON streams (fork_source_id) WHERE fork_source_id IS NOT NULL;
   CREATE INDEX streams_deadline ON streams (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
   CREATE INDEX streams_ttl ON streams ((touched_at_ms + ttl_s * 1000)) WHERE ttl_s IS NOT NULL;
-  -- Names sort bytewise (COLLATE "C") whatever the database's locale, as SQLite sorts them: listings
-  -- and cursors depend on it.
   -- One row per stored message. append_start is where the append holding it starts (forks at an
   -- append boundary and sub-offsets need the append's messages, spec §7.4).
   CREATE TABLE msgs (
     stream_id bigint NOT NULL,
     start bigint NOT NULL,
     append_start bigint NOT NULL,
+    -- When the append was decided, by the deciding instance's clock (the console seeks by it);
+    -- null for the prefix a fork copied from its source.
+    at_ms bigint,
     data bytea NOT NULL,
     PRIMARY KEY (stream_id, start)
   );

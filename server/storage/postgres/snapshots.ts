@@ -5,15 +5,7 @@
 
 import type { SQL } from "bun";
 import type { SnapshotMeta } from "../../protocol/state";
-import type { SnapshotUpload } from "../store";
-
-/** store.ts SnapshotReader as store-async.md makes it (chunk returns a Promise). */
-export interface PgSnapshotReader {
-  readonly chunks: number;
-  chunk(index: number): Promise<Uint8Array>;
-  readonly mentionsBoundary: boolean;
-  release(): void;
-}
+import type { SnapshotReader, SnapshotUpload } from "../store";
 
 export const CHUNK_BYTES = 1024 * 1024;
 
@@ -51,7 +43,7 @@ export class SnapshotBlobs {
 
   constructor(private readonly sql: SQL) {}
 
-  async open(meta: SnapshotMeta): Promise<PgSnapshotReader> {
+  async open(meta: SnapshotMeta): Promise<SnapshotReader> {
     const [row]: { chunks: string; mentions_boundary: boolean }[] = await this.sql`SELECT chunks, mentions_boundary FROM snapshot_blobs WHERE id = ${meta.blobId}`;
     if (!row) throw new Error(`snapshot blob ${meta.blobId} is gone`);
     this.pins.set(meta.blobId, (this.pins.get(meta.blobId) ?? 0) + 1);

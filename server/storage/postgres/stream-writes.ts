@@ -3,14 +3,16 @@
 // SQLite). Every row a decision reads is locked first (SELECT … FOR UPDATE), so the decision is
 // never made against a state another instance could change before this transaction commits.
 //
-// Kept here until boundary22 moves the rules below into protocol/ (expiry, soft versus hard delete
-// and the cascade, the initial state of a new stream, a create's body treated as an append):
-// they follow storage/stream-tx.ts line for line so that both engines keep the same rules.
+// The rules are the protocol's, shared with the SQLite engine: expiry and deletion
+// (protocol/delete.ts), a new stream's first state and its body as an append (new-stream.ts).
+// Only incarnation tokens differ: they come from a sequence, so that instances need no shared
+// counter row (see schema.ts).
 
 import { applyAppend, producerAfter, type AppendEffect } from "../../protocol/append";
 import { isJsonType } from "../../protocol/content-type";
 import type { CreatePlan } from "../../protocol/create";
-import { isExpired } from "../../protocol/lifetime";
+import { hasExpired, planDelete, type DeleteEffect } from "../../protocol/delete";
+import { createAppend, initialState } from "../../protocol/new-stream";
 import { isRemembered, type ProducerClock } from "../../protocol/producer";
 import { streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
 import type { TxSql, WriteEffects } from "./group-commit";
@@ -20,7 +22,7 @@ import { producerOf, splitKey, STREAM_COLUMNS, stateOf, type ProducerRow, type S
 export interface WriteContext {
   now: () => number;
   clock: () => ProducerClock;
-  /** Rows no reader reaches any more, reclaimed once the transaction has committed. */
+  /** Rows no reader reaches any more, reclaimed up the stream's lineage once the transaction has committed. */
   reclaim: (streamId: number) => void;
   /** A blob whose last reference went. */
   collectBlob: (blobId: number) => void;
@@ -48,7 +50,7 @@ export class StreamWrites {
   /** The locked state, reclaiming it first if it has expired (spec §7.1). */
   async live(key: string): Promise<StreamState | undefined> {
     const state = await this.lock(key);
-    if (!state || state.softDeleted || !isExpired(state, this.c.now())) return state;
+    if (!state || !hasExpired(state, this.c.now())) return state;
     await this.delete(state);
     return state.forkRefs > 0 ? this.lock(key) : undefined;
   }
@@ -94,30 +96,7 @@ export class StreamWrites {
        ${now}, ${now}, ${fork?.sourceKey ?? null}, ${fork?.sourceId ?? null}, ${fork?.offset ?? null}, ${fork?.subOffset ?? null},
        ${plan.attrs}, ${fork?.retained ?? 0}, ${fork?.snapshot ?? null})
       RETURNING id`) as [{ id: string }];
-    let state: StreamState = {
-      id: Number(id),
-      bucket: plan.bucket,
-      name: plan.name,
-      incarnation: n,
-      contentType: plan.contentType,
-      tail: 0,
-      messageCount: 0,
-      closed: false,
-      closedBy: null,
-      lastSeq: plan.streamSeq,
-      ttlSeconds: plan.lifetime.ttlSeconds,
-      expiresAtMs: plan.lifetime.expiresAtMs,
-      touchedAtMs: now,
-      createdAtMs: now,
-      lastWriteAtMs: null,
-      fork: fork && { sourceKey: fork.sourceKey, sourceId: fork.sourceId, offset: fork.offset, subOffset: fork.subOffset },
-      softDeleted: false,
-      forkRefs: 0,
-      attrsId: plan.attrs === null ? null : 0,
-      retained: fork?.retained ?? 0,
-      snapshot: fork?.snapshot ?? null,
-      producers: new Map(),
-    };
+    let state: StreamState = { ...initialState(plan, n, now), id: Number(id), attrsId: plan.attrs === null ? null : 0 };
     if (fork) {
       // Fork by reference (spec §7.4): below its offset the fork reads its source's rows, which
       // are kept while it does. Only the part of the append at the offset that the sub-offset
@@ -129,10 +108,9 @@ export class StreamWrites {
       if (fork.snapshot) await this.sql`UPDATE snapshot_blobs SET refs = refs + 1 WHERE id = ${fork.snapshot.blobId}`;
       await this.sql`UPDATE streams SET fork_refs = fork_refs + 1 WHERE id = ${source.id}`;
     }
-    if (plan.messages.length > 0 || plan.close || plan.producer) {
-      const bytes = plan.messages.reduce((sum, m) => sum + m.length, 0);
-      state = await this.append(state, { start: state.tail, messages: plan.messages, bytes, close: plan.close, streamSeq: null, producer: plan.producer, evicts: null, restartsForgotten: false });
-    } else await this.writeRow(state);
+    const body = createAppend(plan, state.tail);
+    if (body) state = await this.append(state, body);
+    else await this.writeRow(state);
     return state;
   }
 
@@ -171,8 +149,9 @@ export class StreamWrites {
       }
       const ids = starts.map(() => state.id);
       const appendStarts = starts.map(() => effect.start);
-      await this.sql`INSERT INTO msgs (stream_id, start, append_start, data)
-        SELECT * FROM unnest(${ids}::bigint[], ${starts}::bigint[], ${appendStarts}::bigint[], ${effect.messages}::bytea[])`;
+      const times = starts.map(() => now);
+      await this.sql`INSERT INTO msgs (stream_id, start, append_start, at_ms, data)
+        SELECT * FROM unnest(${ids}::bigint[], ${starts}::bigint[], ${appendStarts}::bigint[], ${times}::bigint[], ${effect.messages}::bytea[])`;
       this.fx.appendedBytes += effect.bytes;
       this.fx.appendedMessages += effect.messages.length;
     }
@@ -210,22 +189,44 @@ export class StreamWrites {
     return next;
   }
 
+  /** Deletes the stream as protocol/delete.ts plans it: soft, hard, and up its fork chain. */
   async delete(state: StreamState): Promise<{ soft: boolean }> {
-    if (state.forkRefs > 0) {
-      await this.softDelete(state);
-      return { soft: true };
+    const plan = planDelete(state, await this.sources(state));
+    for (const effect of plan.effects) await this.applyDelete(effect);
+    return { soft: plan.soft };
+  }
+
+  /** The stream's fork chain, each source locked, nearest first. */
+  private async sources(state: StreamState): Promise<StreamState[]> {
+    const out: StreamState[] = [];
+    for (let s = state; s.fork; ) {
+      const source = await this.lockId(s.fork.sourceId);
+      if (!source) break;
+      out.push(source);
+      s = source;
     }
-    await this.hardDelete(state);
-    return { soft: false };
+    return out;
+  }
+
+  private async applyDelete(effect: DeleteEffect): Promise<void> {
+    switch (effect.kind) {
+      case "soft-delete":
+        return this.softDelete(effect.state, effect.next);
+      case "hard-delete":
+        return this.hardDelete(effect.state);
+      case "release-source":
+        await this.sql`UPDATE streams SET fork_refs = ${effect.next.forkRefs} WHERE id = ${effect.next.id}`;
+        return this.reclaimUp(effect.next);
+    }
   }
 
   /** Its rows stay for its forks to read; those no fork reaches are reclaimed behind it. */
-  private async softDelete(state: StreamState): Promise<void> {
+  private async softDelete(state: StreamState, next: StreamState): Promise<void> {
     await this.sql`DELETE FROM producers WHERE stream_id = ${state.id}`;
     await this.releaseSnapshot(state);
     await this.sql`UPDATE streams SET soft_deleted = true, attrs = NULL, snapshot = NULL WHERE id = ${state.id}`;
     await this.sql`UPDATE buckets SET stream_count = stream_count - 1 WHERE bucket_id = ${state.bucket}`;
-    this.reclaimUp({ ...state, softDeleted: true });
+    this.reclaimUp(next);
     this.fx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
   }
 
@@ -236,23 +237,11 @@ export class StreamWrites {
     if (!state.softDeleted) await this.sql`UPDATE buckets SET stream_count = stream_count - 1 WHERE bucket_id = ${state.bucket}`;
     await this.releaseSnapshot(state);
     this.fx.changes.push({ kind: "gone", id: state.id, key: streamKey(state.bucket, state.name) });
-    if (!state.fork) return;
-    const source = await this.lockId(state.fork.sourceId);
-    if (!source) return;
-    const released = { ...source, forkRefs: source.forkRefs - 1 };
-    // The last fork of a soft-deleted source takes the source with it, up the chain.
-    if (released.softDeleted && released.forkRefs === 0) await this.hardDelete(released);
-    else {
-      await this.sql`UPDATE streams SET fork_refs = fork_refs - 1 WHERE id = ${source.id}`;
-      this.reclaimUp(released);
-    }
   }
 
   /** After the commit, the stream and each source up its lineage give back what no one reaches. */
   private reclaimUp(state: StreamState): void {
-    const ids = [state.id];
-    this.fx.afterCommit.push(() => ids.forEach((id) => this.c.reclaim(id)));
-    if (state.fork) ids.push(state.fork.sourceId);
+    this.fx.afterCommit.push(() => this.c.reclaim(state.id));
   }
 
   /** One stream fewer shows the state's snapshot; the last one lets its blob be collected. */

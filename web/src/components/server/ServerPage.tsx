@@ -38,6 +38,14 @@ function latencySub(name: string, l: Latency | null, what: string, none: string)
 
 const measuring = "— (measuring: a rate needs two scrapes)";
 
+/** What each durability mode the server reports promises (README, Durability). */
+const SYNC_MEANING: Record<string, string> = {
+  full: "a write is acknowledged once it is on disk",
+  normal: "survives a crash of ursa; may lose the last writes on power loss",
+  memory: "nothing survives a restart",
+  postgres: "a write is acknowledged once PostgreSQL has committed it",
+};
+
 function Metrics({ model, sync }: { model: MetricsModel; sync: string | undefined }) {
   const available = model.available.value;
   const err = model.error.value;
@@ -172,7 +180,7 @@ export function ServerPage() {
               <Fact label="Version" field="version">
                 {d.version}
               </Fact>
-              <Fact label="Sync mode" field="sync" sub={d.sync === "full" ? "a write is acknowledged once it is on disk" : "survives a crash of ursa; may lose the last writes on power loss"}>
+              <Fact label="Sync mode" field="sync" sub={SYNC_MEANING[d.sync] ?? SYNC_MEANING.normal}>
                 {d.sync}
               </Fact>
               <Fact label="Up" field="uptime" sub={`since ${dateTime(d.started_at_ms)}`}>
