@@ -30,6 +30,7 @@ export const WORKLOADS = {
 
 const URSA = "ursa";
 const REF = "ref-mem";
+const PG = ["ursa-pg", "ursa-pg2"];
 
 /**
  * @param {"full"|"smoke"} profile
@@ -52,7 +53,15 @@ export function buildCases(profile, o = {}) {
   // A handful of writers, as most users have (issue 20); one writer is held to the fdatasync
   // ceiling measured in the same run, the file-backed reference is left out (and in the smoke
   // profile the Bun.serve ceiling, which the 4x4 case runs).
-  for (const [S, C] of [[1, 1], [1, 4], [1, 16], [16, 16]]) appendCase("bin", S, C, [URSA, REF, ...(smoke ? [] : ["ceiling"]), ...(C === 1 ? ["fsync-ceiling"] : [])]);
+  // The PostgreSQL engine (issue 22), one instance and two behind HAProxy, beside SQLite, and
+  // what PostgreSQL alone allows (pgbench, one transaction per append, a client per writer).
+  const withPg = (C) => [...PG, ...(C === 1 || C === 16 ? ["pg-ceiling"] : [])];
+  for (const [S, C] of [[1, 1], [1, 4], [1, 16], [16, 16]]) {
+    // In the smoke profile one writer only: 16 of them finish no append of the PostgreSQL
+    // engine within its 300 ms window on a loaded machine.
+    const pg = C === 1 || (S === 16 && !smoke);
+    appendCase("bin", S, C, [URSA, REF, ...(smoke ? [] : ["ceiling"]), ...(C === 1 ? ["fsync-ceiling"] : []), ...(pg ? withPg(C) : [])]);
+  }
   const shapes = smoke ? [[4, 4]] : [[100, 100], [500, 500]];
   for (const kind of ["bin", "json"]) for (const [S, C] of shapes) appendCase(kind, S, C, [URSA, REF, "ref-file", "ceiling"]);
   // Each writer reads to the tail before every commit; in the "noread" case each writer is alone on
@@ -62,7 +71,7 @@ export function buildCases(profile, o = {}) {
     cases.push({
       id: `cas/${W}w-${S}s${readEach ? "" : "-noread"}`,
       workload: "cas",
-      servers: [URSA, REF],
+      servers: [URSA, REF, ...PG],
       params: { streams: S, writers: W, readEach, warmupMs: warm(1000, 100), durationMs: dur(5000, 400), maxRequests: smoke ? 20_000 : 2_000_000, threads },
     });
   }
@@ -70,7 +79,7 @@ export function buildCases(profile, o = {}) {
     cases.push({
       id: `sse/${subs}subs`,
       workload: "sse",
-      servers: [URSA, REF, "ceiling"],
+      servers: [URSA, REF, "ceiling", ...PG],
       params: { subscribers: subs, rate: 50, warmupMs: warm(1000, 100), durationMs: dur(8000, 400), drainMs: 3000, threads },
     });
   }

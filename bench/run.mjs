@@ -12,12 +12,14 @@ import { buildCases } from "./cases.mjs";
 import { BUSY_PCT, disturbance, pickBests, runBench, STALL_PCT, STEAL_PCT } from "./lib/bench.mjs";
 import { evaluateTargets } from "./lib/targets.mjs";
 import { renderReport } from "./lib/report.mjs";
+import { stopCluster } from "./lib/pg.mjs";
 import { killAllServers, ROOT } from "./lib/servers.mjs";
 
 // Ctrl-C or a timeout: take the servers under test down too, then exit.
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.on(sig, () => {
     killAllServers();
+    stopCluster();
     process.exit(130);
   });
 }

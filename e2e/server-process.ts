@@ -37,6 +37,8 @@ export interface StartOptions {
   openFileLimit?: number | { soft: number; hard: number };
   /** Extra environment for the binary. */
   env?: Record<string, string>;
+  /** Keep streams in this PostgreSQL database (`--postgres URL`) instead of SQLite in the data directory. */
+  postgres?: string;
 }
 
 function ulimit(limit: number | { soft: number; hard: number }): string {
@@ -45,7 +47,8 @@ function ulimit(limit: number | { soft: number; hard: number }): string {
 
 export async function startUrsa(options: StartOptions = {}): Promise<UrsaProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "ursa-e2e-"));
-  const args = ["--port", "0", "--data", dataDir, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS), ...(options.args ?? [])];
+  const store = options.postgres === undefined ? ["--data", dataDir] : ["--postgres", options.postgres];
+  const args = ["--port", "0", ...store, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS), ...(options.args ?? [])];
   const env = { ...process.env, ...options.env };
   const child =
     options.openFileLimit === undefined

@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { WORKLOADS } from "../cases.mjs";
 import { machineCpuSeconds } from "./proc.mjs";
+import { stopCluster } from "./pg.mjs";
 import { ROOT, SERVER_KINDS, snapshotUrsa, startServer } from "./servers.mjs";
 import { sleep } from "./stats.mjs";
 import { evaluateTargets } from "./targets.mjs";
@@ -27,6 +28,7 @@ export async function runBench(o) {
     return await runAll(o, snap);
   } finally {
     snap?.cleanup();
+    stopCluster();
   }
 }
 

@@ -75,7 +75,7 @@ export async function measureWindow(server, p, { phases, ready, done }) {
   await ready;
   phases.set(PHASE.WARMUP);
   await sleep(p.warmupMs);
-  const meter = cpuMeter(server.pid);
+  const meter = cpuMeter(server.cpuPids());
   const rss0 = server.rssKiB();
   phases.set(PHASE.MEASURE);
   await Promise.race([sleep(p.durationMs), done]);

@@ -43,20 +43,35 @@ function machineTimes() {
 export const machineCpuSeconds = () => machineTimes().busy;
 
 /**
- * Start a CPU meter for the server and for this (client) process. otherCpuPct is the rest of
+ * Start a CPU meter for the server (a pid, or a list of them) and for this (client) process. otherCpuPct is the rest of
  * the machine's user+system time in the window: other processes competing for the 2 cores
  * (a concurrent build or test run shows up here and makes the run's figures suspect).
  * stealPct is the time the host took from this virtual machine's cores in the window, in
  * percent of one core: it slows every process here without any of them showing it.
  */
-export function cpuMeter(serverPid) {
+export function cpuMeter(serverPids) {
+  // A server may be several processes (two ursa instances, PostgreSQL's backends): their sum.
+  // Given a function, it is asked again at the end, and a process it names then that was not
+  // there at the start (a backend for a new connection) counts all its CPU time.
+  const pidsNow = () => [typeof serverPids === "function" ? serverPids() : serverPids].flat();
   const t0 = performance.now();
-  const s0 = cpuSeconds(serverPid);
+  const s0 = new Map(pidsNow().map((pid) => [pid, cpuSeconds(pid)]));
   const c0 = cpuSeconds("self");
   const m0 = machineTimes();
+  const serverSince = () => {
+    let sum = 0;
+    for (const pid of new Set([...s0.keys(), ...pidsNow()])) {
+      try {
+        sum += cpuSeconds(pid) - (s0.get(pid) ?? 0);
+      } catch {
+        // Gone before the window ended (a backend whose connection closed).
+      }
+    }
+    return sum;
+  };
   return () => {
     const wall = (performance.now() - t0) / 1000;
-    const server = cpuSeconds(serverPid) - s0;
+    const server = serverSince();
     const client = cpuSeconds("self") - c0;
     const m1 = machineTimes();
     const other = Math.max(0, m1.busy - m0.busy - server - client);

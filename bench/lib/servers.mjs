@@ -6,6 +6,8 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cpuSeconds, rssKiB } from "./proc.mjs";
+import { freshDatabase, pgAvailable, postgresPids } from "./pg.mjs";
+import { haproxyAvailable, startHaproxy } from "./haproxy.mjs";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const URSA_BINARY = resolve(ROOT, process.env.URSA_BINARY ?? "dist/ursa");
@@ -119,6 +121,39 @@ export const SERVER_KINDS = {
     needsDir: true,
     waitsOnDisk: true,
   },
+  // The PostgreSQL engine on a throwaway cluster (bench/lib/pg.mjs), a fresh database per run.
+  // Server CPU counts the cluster's processes too, as the database does the durable work.
+  "ursa-pg": {
+    label: "ursa (PostgreSQL)",
+    available: () => existsSync(ursaPath) && pgAvailable(),
+    cmd: (dir, database) => [ursaPath, ["--port", "0", "--postgres", database, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+    postgres: true,
+    durable: true,
+    // Its writers wait on PostgreSQL's commits, as durable ursa's wait on fdatasync.
+    waitsOnDisk: true,
+  },
+  // Two instances on one database behind HAProxy's round-robin (docs/haproxy.cfg).
+  "ursa-pg2": {
+    label: "2 x ursa (PostgreSQL) + HAProxy",
+    available: () => existsSync(ursaPath) && pgAvailable() && haproxyAvailable(),
+    cmd: (dir, database) => [ursaPath, ["--port", "0", "--postgres", database, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+    postgres: true,
+    instances: 2,
+    durable: true,
+    waitsOnDisk: true,
+  },
+  // No server: the append workload runs pgbench on a fresh database of the same cluster, one
+  // transaction per append (an UPDATE of the stream's row and an INSERT of the body), as many
+  // clients as the case has writers (pg.mjs pgbenchCeiling). What the database alone allows.
+  "pg-ceiling": {
+    label: "PostgreSQL ceiling (pgbench)",
+    available: () => pgAvailable(),
+    cmd: null,
+    needsDir: true,
+    waitsOnDisk: true,
+  },
   ceiling: {
     label: "Bun.serve ceiling",
     available: () => existsSync(BUN),
@@ -168,7 +203,10 @@ export async function startServer(kind) {
   if (!def) throw new Error(`unknown server kind ${kind}`);
   const dataDir = def.needsDir ? mkdtempSync(join(tmpdir(), `ursa-bench-${kind}-`)) : null;
   if (def.cmd === null) return processless(kind, def, dataDir);
-  let proc = await spawnServer(kind, def, dataDir);
+  if (def.instances) return startBalanced(kind, def, dataDir);
+  const database = def.postgres ? await freshDatabase() : undefined;
+  let proc = await spawnServer(kind, def, dataDir, 15_000, database);
+  const pgPids = def.postgres ? await postgresPids() : () => [];
   const server = {
     kind,
     label: def.label,
@@ -177,6 +215,7 @@ export async function startServer(kind) {
     dataDir,
     log: () => proc.log(),
     cpuSeconds: () => cpuSeconds(proc.pid),
+    cpuPids: () => () => [proc.pid, ...pgPids()],
     rssKiB: () => rssKiB(proc.pid),
     alive: () => proc.exitInfo() === null,
     exitInfo: () => proc.exitInfo(),
@@ -184,7 +223,7 @@ export async function startServer(kind) {
       await proc.terminate();
       const spawnedAt = performance.now();
       // A start over a large data directory may take long (that is what restart measures).
-      proc = await spawnServer(kind, def, dataDir, 300_000);
+      proc = await spawnServer(kind, def, dataDir, 300_000, database);
       server.url = proc.url;
       server.pid = proc.pid;
       return { spawnedAt };
@@ -197,8 +236,50 @@ export async function startServer(kind) {
   return server;
 }
 
-async function spawnServer(kind, def, dataDir, startTimeoutMs = 15_000) {
-  const [cmd, args] = def.cmd(dataDir);
+/**
+ * `def.instances` instances on one fresh database, HAProxy in front; `url` is the balancer's,
+ * CPU and RSS are the instances' (and CPU the cluster's) summed.
+ */
+async function startBalanced(kind, def, dataDir) {
+  const database = await freshDatabase();
+  const procs = [];
+  try {
+    for (let i = 0; i < def.instances; i++) procs.push(await spawnServer(kind, def, dataDir, 15_000, database));
+  } catch (error) {
+    await Promise.all(procs.map((p) => p.terminate()));
+    throw error;
+  }
+  const lb = await startHaproxy(procs.map((p) => p.url)).catch(async (error) => {
+    await Promise.all(procs.map((p) => p.terminate()));
+    throw error;
+  });
+  const pgPids = await postgresPids();
+  const down = () => procs.find((p) => p.exitInfo() !== null);
+  return {
+    kind,
+    label: def.label,
+    url: lb.url,
+    pid: procs[0].pid,
+    dataDir,
+    log: () => procs.map((p, i) => `--- instance ${i}\n${p.log()}`).join("\n") + `\n--- haproxy\n${lb.log()}`,
+    cpuSeconds: () => procs.reduce((sum, p) => sum + cpuSeconds(p.pid), 0),
+    cpuPids: () => () => [...procs.map((p) => p.pid), ...pgPids()],
+    rssKiB: () => procs.reduce((sum, p) => sum + rssKiB(p.pid), 0),
+    alive: () => down() === undefined,
+    exitInfo: () => down()?.exitInfo() ?? null,
+    async restart() {
+      throw new Error(`${kind} does not restart`);
+    },
+    async stop() {
+      await lb.stop();
+      await Promise.all(procs.map((p) => p.terminate()));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function spawnServer(kind, def, dataDir, startTimeoutMs = 15_000, database = undefined) {
+  const [cmd, args] = def.cmd(dataDir, database);
   const child = spawn(cmd, args, { cwd: dataDir ?? tmpdir(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let log = "";
   const keep = (d) => {

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Conn, forEachConcurrent, headerLines } from "../lib/http.mjs";
 import { measureWindow, PHASE, startParts } from "../lib/pool.mjs";
+import { pgbenchCeiling } from "../lib/pg.mjs";
 import { cpuMeter } from "../lib/proc.mjs";
 import { Samples, sleep, totals } from "../lib/stats.mjs";
 
@@ -28,6 +29,7 @@ export function jsonBody(writer, seq) {
  */
 export async function run(server, p) {
   if (server.kind === "fsync-ceiling") return syncCeiling(server.dataDir, p);
+  if (server.kind === "pg-ceiling") return pgCeiling(p);
   const names = Array.from({ length: p.streams }, (_, i) => `bench-${p.runId}-${p.kind}-${i}`);
   // Create the streams (setup traffic, not measured).
   let createFailures = 0;
@@ -97,34 +99,48 @@ async function syncCeiling(dir, p) {
       exited.then((code) => reject(new Error(`fsync-ceiling.mjs exited (${code}) before its result: ${err}`)));
     });
     const { line: r, cpu } = result;
-    return {
-      appendsPerS: r.syncs / r.wallS,
-      ok: r.syncs,
-      p50: r.p50,
-      p99: r.p99,
-      p999: r.p999,
-      max: r.max,
-      meanMs: r.mean,
-      non2xx: 0,
-      errors: 0,
-      totalReq: r.syncs,
-      totalNon2xx: 0,
-      statuses: {},
-      errorSamples: [],
-      serverCpuUsPerAppend: (cpu.serverCpuS * 1e6) / r.syncs,
-      serverCpuPct: cpu.serverCpuPct,
-      clientCpuPct: cpu.clientCpuPct,
-      otherCpuPct: cpu.otherCpuPct,
-      stealPct: cpu.stealPct,
-      clientCpuUsPerReq: NaN,
-      windowS: cpu.wallS,
-      recordBytes: RECORD_BYTES[p.kind],
-      capped: false,
-    };
+    return ceilingResult(p, { done: r.syncs, perS: r.syncs / r.wallS, lat: r, failed: 0, cpu });
   } finally {
     child.stdin.end();
     await exited;
   }
+}
+
+/**
+ * The PostgreSQL ceiling: pgbench, one transaction per append, a client per writer. Its server
+ * CPU misses the backends, which exit with pgbench's connections before the window is read.
+ */
+async function pgCeiling(p) {
+  const r = await pgbenchCeiling({ clients: p.writers, streams: p.streams, bytes: RECORD_BYTES[p.kind], warmupMs: p.warmupMs, durationMs: p.durationMs });
+  return ceilingResult(p, { done: r.transactions, perS: r.tps, lat: r.latency, failed: r.failed, cpu: r.cpu });
+}
+
+/** A ceiling's figures (no HTTP: its records or transactions stand in for appends), shaped as an append run's. */
+function ceilingResult(p, { done, perS, lat, failed, cpu }) {
+  return {
+    appendsPerS: perS,
+    ok: done,
+    p50: lat.p50,
+    p99: lat.p99,
+    p999: lat.p999,
+    max: lat.max,
+    meanMs: lat.mean,
+    non2xx: failed,
+    errors: 0,
+    totalReq: done,
+    totalNon2xx: failed,
+    statuses: {},
+    errorSamples: [],
+    serverCpuUsPerAppend: (cpu.serverCpuS * 1e6) / done,
+    serverCpuPct: cpu.serverCpuPct,
+    clientCpuPct: cpu.clientCpuPct,
+    otherCpuPct: cpu.otherCpuPct,
+    stealPct: cpu.stealPct,
+    clientCpuUsPerReq: NaN,
+    windowS: cpu.wallS,
+    recordBytes: RECORD_BYTES[p.kind],
+    capped: false,
+  };
 }
 
 /** Worker part: run the closed-loop writers given in params.writers. */

@@ -35,7 +35,7 @@ export async function run(server, p) {
       const rss0 = server.rssKiB();
       let peak = rss0;
       const sampler = setInterval(() => (peak = Math.max(peak, server.rssKiB())), 20);
-      const meter = cpuMeter(server.pid);
+      const meter = cpuMeter(server.cpuPids());
       const t0 = performance.now();
       let r;
       try {

@@ -51,7 +51,7 @@ export async function run(server, p) {
 
     const runs = [];
     for (let i = 0; i < p.reads; i++) {
-      const meter = cpuMeter(server.pid);
+      const meter = cpuMeter(server.cpuPids());
       const t0 = performance.now();
       let offset = "-1", bytes = 0, responses = 0, maxResponse = 0;
       for (;;) {

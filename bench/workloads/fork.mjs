@@ -26,7 +26,7 @@ export async function run(server, p) {
     const mid = Math.floor(total / 2 / 65536) * 65536;
     const before = dirBytes(server.dataDir);
 
-    const meter = cpuMeter(server.pid);
+    const meter = cpuMeter(server.cpuPids());
     let heads = true;
     let headMaxMs = 0;
     const headLoop = (async () => {

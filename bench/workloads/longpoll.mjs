@@ -26,7 +26,7 @@ export async function run(server, p) {
     let meter = null;
     const deadline = performance.now() + p.durationMs;
     for (let round = 0; round < p.maxRounds + p.warmupRounds; round++) {
-      if (round === p.warmupRounds) meter = cpuMeter(server.pid);
+      if (round === p.warmupRounds) meter = cpuMeter(server.cpuPids());
       if (round >= p.warmupRounds && performance.now() > deadline) break;
       let t0 = Infinity;
       const waits = readers.map((r) =>

@@ -124,7 +124,7 @@ export async function run(server, p) {
     const rssIdleMiB = server.rssKiB() / 1024;
 
     // ---- catch-up, cold ---------------------------------------------------------------------------
-    const meter = cpuMeter(server.pid);
+    const meter = cpuMeter(server.cpuPids());
     const c0 = performance.now();
     const caught = await catchUp(conn, big, expect);
     const catchupMBps = caught / 1e6 / ((performance.now() - c0) / 1000);
@@ -138,7 +138,7 @@ export async function run(server, p) {
     const jsonConn = open();
     const catchConn = open();
     const counts = { forks: 0, listings: 0, jsonPages: 0, jsonBytes: 0, catchups: 0 };
-    const loadMeter = cpuMeter(server.pid);
+    const loadMeter = cpuMeter(server.cpuPids());
     const underLoad = await whileRunning(p.loadMs, server.url, probe, p.headEveryMs, fail, [
       async () => {
         const path = `/${BUCKET}/fork-${forks++}`;

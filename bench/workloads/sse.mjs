@@ -39,7 +39,7 @@ export async function run(server, p) {
     for (let k = 0; k < total; k++) {
       if (k === warmupEvents) {
         phases.set(PHASE.MEASURE);
-        meter = cpuMeter(server.pid);
+        meter = cpuMeter(server.cpuPids());
       }
       const due = start + k * interval;
       const wait = due - performance.now();

@@ -1,0 +1,73 @@
+// HAProxy (Debian's haproxy) in front of ursa instances, with the configuration users are told
+// to copy (docs/haproxy.cfg), so the documented setup is the tested one. Round-robin: each new
+// request goes to the next instance, so two consecutive requests of a test reach both.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+
+export const HAPROXY_CONFIG = resolve(import.meta.dirname, "..", "docs", "haproxy.cfg");
+const HAPROXY = ["/usr/sbin/haproxy", "/usr/bin/haproxy"].find((p) => existsSync(p));
+
+export interface Balancer {
+  url: string;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => done(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Host:port of an instance's URL, as a `server` line wants it. */
+function hostPort(url: string): string {
+  return new URL(url).host;
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/__ursula/health`);
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** docs/haproxy.cfg names two instances, URSA_A and URSA_B. */
+export async function startBalancer(instances: [string, string]): Promise<Balancer> {
+  if (!HAPROXY) throw new Error("haproxy is not installed: apt-get install haproxy (.ci/run installs it)");
+  // A port found free can be taken before HAProxy binds it: try a few.
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const env = { ...process.env, URSA_LB_BIND: `127.0.0.1:${port}`, URSA_A: hostPort(instances[0]), URSA_B: hostPort(instances[1]) };
+    const child: ChildProcess = spawn(HAPROXY, ["-db", "-f", HAPROXY_CONFIG], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let log = "";
+    child.stdout!.on("data", (d) => (log += d));
+    child.stderr!.on("data", (d) => (log += d));
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    const url = `http://127.0.0.1:${port}`;
+    const until = Date.now() + 10_000;
+    while (child.exitCode === null && !(await answers(url)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    if (child.exitCode === null && Date.now() < until) {
+      return {
+        url,
+        log: () => log,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+          await exited;
+        },
+      };
+    }
+    child.kill("SIGKILL");
+    await exited;
+    if (attempt >= 4) throw new Error(`haproxy did not start:\n${log}`);
+  }
+}
