@@ -25,6 +25,46 @@ export interface ForkFamily {
   truncated: boolean;
 }
 
+/** How an engine looks a family up: a stream by its key, and the forks made from a stream id. */
+export interface FamilyLookup {
+  get(key: string): Promise<StreamState | undefined> | StreamState | undefined;
+  /** At most `limit` streams whose fork link names `sourceId`, ordered by bucket and name. */
+  forksOf(sourceId: number, limit: number): Promise<StreamState[]> | StreamState[];
+}
+
+/** The family of `state`, shared by every engine: only where the states come from differs. */
+export async function forkFamily(state: StreamState, look: FamilyLookup, maxNodes = MAX_FORK_NODES): Promise<ForkFamily> {
+  const node = (s: StreamState): FamilyNode => ({ state: s, children: [], omitted: 0 });
+  const lineage = [state];
+  // A link names the source's row id too, so a recreated stream at the same path is not taken for it.
+  for (let s = state; s.fork; ) {
+    const source = await look.get(s.fork.sourceKey);
+    if (!source || source.id !== s.fork.sourceId || lineage.some((l) => l.id === source.id)) break;
+    lineage.unshift(source);
+    s = source;
+  }
+  const root = node(lineage[0]!);
+  let nodes = 1;
+  let truncated = false;
+  const queue: [FamilyNode, StreamState][] = [[root, lineage[0]!]];
+  while (queue.length > 0) {
+    const [parent, s] = queue.shift()!;
+    if (s.forkRefs === 0) continue;
+    const room = maxNodes - nodes;
+    for (const child of room > 0 ? await look.forksOf(s.id, room) : []) {
+      if (child.fork?.sourceId !== s.id) continue;
+      const childNode = node(child);
+      parent.children.push(childNode);
+      queue.push([childNode, child]);
+      nodes++;
+    }
+    parent.omitted = Math.max(0, s.forkRefs - parent.children.length);
+    if (parent.omitted > 0) truncated = true;
+  }
+  return { root, lineage, nodes, truncated };
+}
+
+/** The SQLite engine's lookup: states from its cache, forks through the index on fork_source_id. */
 export class ForkFamilies {
   private readonly children: Statement<{ bucket: string; name: string }>;
 
@@ -35,36 +75,15 @@ export class ForkFamilies {
     this.children = db.prepare("SELECT bucket, name FROM streams WHERE fork_source_id = ? ORDER BY bucket, name LIMIT ?");
   }
 
-  tree(state: StreamState, maxNodes = MAX_FORK_NODES): ForkFamily {
-    const node = (s: StreamState): FamilyNode => ({ state: s, children: [], omitted: 0 });
-    const lineage = [state];
-    // A link names the source's row id too, so a recreated stream at the same path is not taken for it.
-    for (let s = state; s.fork; ) {
-      const source = this.get(s.fork.sourceKey);
-      if (!source || source.id !== s.fork.sourceId || lineage.some((l) => l.id === source.id)) break;
-      lineage.unshift(source);
-      s = source;
-    }
-    const root = node(lineage[0]!);
-    let nodes = 1;
-    let truncated = false;
-    const queue: [FamilyNode, StreamState][] = [[root, lineage[0]!]];
-    while (queue.length > 0) {
-      const [parent, s] = queue.shift()!;
-      if (s.forkRefs === 0) continue;
-      const room = maxNodes - nodes;
-      const rows = room > 0 ? this.children.all(s.id, room) : [];
-      for (const row of rows) {
-        const child = this.get(streamKey(row.bucket, row.name));
-        if (!child || child.fork?.sourceId !== s.id) continue;
-        const childNode = node(child);
-        parent.children.push(childNode);
-        queue.push([childNode, child]);
-        nodes++;
-      }
-      parent.omitted = Math.max(0, s.forkRefs - parent.children.length);
-      if (parent.omitted > 0) truncated = true;
-    }
-    return { root, lineage, nodes, truncated };
+  tree(state: StreamState, maxNodes = MAX_FORK_NODES): Promise<ForkFamily> {
+    return forkFamily(
+      state,
+      {
+        get: this.get,
+        forksOf: (sourceId, limit) =>
+          this.children.all(sourceId, limit).flatMap((row) => this.get(streamKey(row.bucket, row.name)) ?? []),
+      },
+      maxNodes,
+    );
   }
 }

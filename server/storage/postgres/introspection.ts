@@ -6,7 +6,7 @@ import type { SQL } from "bun";
 import type { ProducerLimits } from "../../protocol/producer";
 import type { StreamState } from "../../protocol/state";
 import { decodeCursor, encodeCursor, type BrowseItem, type BrowseQuery, type BrowseResult } from "../browse";
-import { MAX_FORK_NODES, type FamilyNode, type ForkFamily } from "../fork-tree";
+import { forkFamily, type ForkFamily } from "../fork-tree";
 import type { Introspection } from "../introspection";
 import type { IndexedMessage, IndexPage, IndexPosition } from "../message-index";
 import { upperBound } from "../stream-counts";
@@ -88,34 +88,14 @@ export class PgIntrospection implements Introspection {
     };
   }
 
-  async forkTree(state: StreamState): Promise<ForkFamily> {
-    const node = (s: StreamState): FamilyNode => ({ state: s, children: [], omitted: 0 });
-    const lineage = [state];
-    for (let s = state; s.fork; ) {
-      const source = await this.get(s.fork.sourceKey);
-      if (!source || source.id !== s.fork.sourceId || lineage.some((l) => l.id === source.id)) break;
-      lineage.unshift(source);
-      s = source;
-    }
-    const root = node(lineage[0]!);
-    let nodes = 1;
-    let truncated = false;
-    const queue: [FamilyNode, StreamState][] = [[root, lineage[0]!]];
-    while (queue.length > 0) {
-      const [parent, s] = queue.shift()!;
-      if (s.forkRefs === 0) continue;
-      const room = MAX_FORK_NODES - nodes;
-      const rows: StreamRow[] = room > 0 ? await this.sql.unsafe(`SELECT ${STREAM_COLUMNS} FROM streams WHERE fork_source_id = $1 ORDER BY bucket, name LIMIT $2`, [s.id, room]) : [];
-      for (const child of rows.map((r) => stateOf(r))) {
-        const childNode = node(child);
-        parent.children.push(childNode);
-        queue.push([childNode, child]);
-        nodes++;
-      }
-      parent.omitted = Math.max(0, s.forkRefs - parent.children.length);
-      if (parent.omitted > 0) truncated = true;
-    }
-    return { root, lineage, nodes, truncated };
+  forkTree(state: StreamState): Promise<ForkFamily> {
+    return forkFamily(state, {
+      get: (key) => this.get(key),
+      forksOf: async (sourceId, limit) => {
+        const rows: StreamRow[] = await this.sql.unsafe(`SELECT ${STREAM_COLUMNS} FROM streams WHERE fork_source_id = $1 ORDER BY bucket, name LIMIT $2`, [sourceId, limit]);
+        return rows.map((r) => stateOf(r));
+      },
+    });
   }
 
   async messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<IndexPage> {

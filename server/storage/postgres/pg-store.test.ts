@@ -169,3 +169,21 @@ describe("group commit", () => {
     expect(state.messageCount).toBe(outcomes.filter((o) => o.kind === "accepted").length);
   }, 60_000);
 });
+
+describe("introspection", () => {
+  test("a fork family is read from the database: up to the first source, then every fork below it", async () => {
+    const [a, b] = await pair();
+    expect((await a.create("fam/root", create("fam/root"))).kind).toBe("created");
+    expect((await a.append("fam/root", append("ab"))).kind).toBe("accepted");
+    const fork = (key: string, sourceKey: string) => ({ ...create(key), fork: { sourceKey, offset: null, subOffset: null } });
+    expect((await a.create("fam/child", fork("fam/child", "fam/root"))).kind).toBe("created");
+    expect((await b.create("fam/grandchild", fork("fam/grandchild", "fam/child"))).kind).toBe("created");
+    expect((await b.create("fam/sibling", fork("fam/sibling", "fam/root"))).kind).toBe("created");
+    const family = await a.introspection.forkTree((await a.get("fam/grandchild"))!);
+    expect(family.lineage.map((s) => s.name)).toEqual(["root", "child", "grandchild"]);
+    expect(family.nodes).toBe(4);
+    expect(family.truncated).toBe(false);
+    expect(family.root.children.map((n) => n.state.name)).toEqual(["child", "sibling"]);
+    expect(family.root.children[0]!.children.map((n) => n.state.name)).toEqual(["grandchild"]);
+  });
+});
