@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { frames } from "../testing/frames";
-import { frameMessages, MAX_BATCH_FRAMES, parseFrames } from "./append-batch";
+import { decideBatch, frameMessages, MAX_BATCH_FRAMES, parseFrames } from "./append-batch";
+import { DEFAULT_PRODUCER_LIMITS } from "./producer";
+import { streamState } from "./testing-state";
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -30,5 +32,27 @@ describe("append-batch framing (spec §2.10)", () => {
     expect(frameMessages([enc("{")], "application/json")).toMatchObject({ ok: false, error: { code: "INVALID_JSON" } });
     const bytes = frameMessages([enc("[]")], "application/octet-stream");
     expect(bytes.ok && bytes.value.map((f) => f.map(text))).toEqual([["[]"]]);
+  });
+});
+
+describe("a batch decided frame by frame (spec §2.10)", () => {
+  const clock = { nowMs: 5, limits: DEFAULT_PRODUCER_LIMITS };
+  const bytes = (...sizes: number[]) => sizes.map((n) => [new Uint8Array(n)]);
+
+  test("each accepted frame starts where the one before it ended, and is acked with its own tail", () => {
+    const state = streamState({ contentType: "application/octet-stream", tail: 10 });
+    const { acks, appends } = decideBatch(state, "application/octet-stream", bytes(3, 4), clock);
+    expect(appends.map((e) => [e.start, e.bytes])).toEqual([[10, 3], [13, 4]]);
+    expect(acks).toEqual([{ ok: true, nextOffset: 13 }, { ok: true, nextOffset: 17 }]);
+  });
+
+  test("a frame that fails is acked with its error and applies nothing, and the others are decided on their own", () => {
+    const closed = streamState({ contentType: "application/octet-stream", tail: 10, closed: true });
+    const refused = decideBatch(closed, "application/octet-stream", bytes(3, 4), clock);
+    expect(refused.appends).toEqual([]);
+    expect(refused.acks).toMatchObject([{ ok: false, error: { code: "STREAM_CLOSED" }, closed: true }, { ok: false, closed: true }]);
+    const wrongType = decideBatch(streamState({ contentType: "application/octet-stream" }), "text/plain", bytes(3), clock);
+    expect(wrongType.appends).toEqual([]);
+    expect(wrongType.acks[0]).toMatchObject({ ok: false, nextOffset: 10 });
   });
 });

@@ -3,10 +3,12 @@
 // stream as the frames before it left it. The whole request is refused only for what concerns
 // all of it: its syntax, its size, a missing stream, another incarnation.
 
-import type { AppendDecision } from "./append";
+import { applyAppend, decideAppend, type AppendDecision, type AppendEffect } from "./append";
 import { isJsonType } from "./content-type";
 import { fail, ok, type Parsed, type ProtocolError } from "./errors";
 import { jsonMessages } from "./json-body";
+import type { ProducerClock } from "./producer";
+import type { StreamState } from "./state";
 
 export const MAX_BATCH_FRAMES = 512;
 export const MAX_BATCH_BYTES = 32 * 1024 * 1024;
@@ -57,4 +59,30 @@ export function frameAck(decision: AppendDecision, tailAfter: number, closed: bo
   // A frame carries no producer headers and no close, so neither a duplicate nor an idempotent
   // close can come of one.
   throw new Error(`a batch frame cannot be decided ${decision.kind}`);
+}
+
+/** What a batch does: an ack per frame, and the appends of the accepted frames, to apply in order. */
+export interface BatchDecision {
+  acks: FrameAck[];
+  appends: AppendEffect[];
+}
+
+/**
+ * Every frame decided in order (spec §2.10), each against the stream as the accepted frames
+ * before it left it; the engine applies `appends` one after another from the same state, inside
+ * the transaction that loaded it. The incarnation is checked once, for the whole batch, before.
+ */
+export function decideBatch(state: StreamState, contentType: string, frames: Uint8Array[][], clock: ProducerClock): BatchDecision {
+  const acks: FrameAck[] = [];
+  const appends: AppendEffect[] = [];
+  let s = state;
+  for (const messages of frames) {
+    const decision = decideAppend(s, { contentType, messages, close: false, streamSeq: null, producer: null, incarnation: null }, clock);
+    if (decision.kind === "accepted") {
+      s = applyAppend(s, decision.effect, clock.nowMs);
+      appends.push(decision.effect);
+    }
+    acks.push(frameAck(decision, s.tail, s.closed));
+  }
+  return { acks, appends };
 }

@@ -4,8 +4,7 @@
 // being read, the reclaimer, and the read-only connection snapshot reads go through.
 
 import type { Database } from "bun:sqlite";
-import { decideAppend } from "../protocol/append";
-import { frameAck, type FrameAck } from "../protocol/append-batch";
+import { decideBatch } from "../protocol/append-batch";
 import { decideAttrsPut } from "../protocol/attrs";
 import { isProtocolError } from "../protocol/errors";
 import type { ProducerClock } from "../protocol/producer";
@@ -83,22 +82,10 @@ export class ResourceStore {
       const checked = checkAddressed(streams.live(tx, key), request.incarnation);
       if (isProtocolError(checked)) return checked;
       let state = checked;
-      const clock = this.d.producerClock();
-      const acks: FrameAck[] = [];
-      const appended: Uint8Array[] = [];
-      const start = state.tail;
-      // Each frame is its own append, decided against the stream as the frames before it left it
-      // (the incarnation was checked once, above, for the whole batch).
-      for (const messages of request.frames) {
-        const decision = decideAppend(state, { contentType: request.contentType, messages, close: false, streamSeq: null, producer: null, incarnation: null }, clock);
-        if (decision.kind === "accepted") {
-          state = streams.append(tx, key, state, decision.effect);
-          for (const m of messages) appended.push(m);
-        }
-        acks.push(frameAck(decision, state.tail, state.closed));
-      }
+      const { acks, appends } = decideBatch(state, request.contentType, request.frames, this.d.producerClock());
+      for (const effect of appends) state = streams.append(tx, key, state, effect);
       // One change for the whole batch: the frames that were accepted are contiguous.
-      if (appended.length > 0) tx.changes.push({ kind: "appended", state, start, messages: appended });
+      if (appends.length > 0) tx.changes.push({ kind: "appended", state, start: appends[0]!.start, messages: appends.flatMap((e) => e.messages) });
       return { kind: "batch", state, acks };
     });
   }

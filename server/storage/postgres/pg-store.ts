@@ -6,7 +6,7 @@
 
 import { SQL } from "bun";
 import { decideAppend, type AppendRequest } from "../../protocol/append";
-import { frameAck, type FrameAck } from "../../protocol/append-batch";
+import { decideBatch } from "../../protocol/append-batch";
 import { decideAttrsPut } from "../../protocol/attrs";
 import { decideCreate, forkOffset, type CreateRequest, type ForkSource } from "../../protocol/create";
 import { isProtocolError, type ProtocolError } from "../../protocol/errors";
@@ -269,20 +269,9 @@ export class PgStore implements Store {
       const checked = checkAddressed(await w.live(key), request.incarnation);
       if (isProtocolError(checked)) return checked;
       let state = checked;
-      const clock = this.producerClock();
-      const acks: FrameAck[] = [];
-      const appended: Uint8Array[] = [];
-      const start = state.tail;
-      // Each frame is its own append, decided against the stream as the frames before it left it.
-      for (const messages of request.frames) {
-        const decision = decideAppend(state, { contentType: request.contentType, messages, close: false, streamSeq: null, producer: null, incarnation: null }, clock);
-        if (decision.kind === "accepted") {
-          state = await w.append(state, decision.effect);
-          for (const m of messages) appended.push(m);
-        }
-        acks.push(frameAck(decision, state.tail, state.closed));
-      }
-      if (appended.length > 0) w.fx.changes.push({ kind: "appended", state, start, messages: appended });
+      const { acks, appends } = decideBatch(state, request.contentType, request.frames, this.producerClock());
+      for (const effect of appends) state = await w.append(state, effect);
+      if (appends.length > 0) w.fx.changes.push({ kind: "appended", state, start: appends[0]!.start, messages: appends.flatMap((e) => e.messages) });
       return { kind: "batch", state, acks };
     });
   }
