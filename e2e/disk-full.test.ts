@@ -81,6 +81,8 @@ async function fill(url: string, chunk: Uint8Array<ArrayBuffer>): Promise<{ acce
 }
 
 const chunkOf = (byte: number, bytes = MiB): Uint8Array<ArrayBuffer> => new Uint8Array(bytes).fill(byte);
+/** The data directory's files and the file system's free space, for a failure message. */
+const spaceReport = (dataDir: string) => execFileSync("sh", ["-c", `ls -l '${dataDir}'; df -k '${dataDir}'`]).toString();
 const reserveSize = (dataDir: string) => statSync(join(dataDir, "ursa.sqlite-reserve")).size;
 
 test.skipIf(!asRoot)("writes on a full disk get 507 STORAGE_FULL and commit nothing; freeing space lets them through", { timeout: 30_000 }, async () => {
@@ -174,9 +176,14 @@ test.skipIf(!asRoot)("on a full disk, deleting a stream or advancing retention g
   while (landed < 8 && (await post(kept, chunkOf(5))).status === 204) landed++;
   expect(landed).toBe(8);
 
-  // Full again, and this time retention frees the space.
+  // Full again, and this time retention frees the space. The writes above may have left the
+  // checkpoint thread a WAL to copy back that the disk has no room for yet (the reclaim's and the
+  // incremental vacuum's frames, then 8 MiB more): it makes the store full until that checkpoint
+  // truncates the WAL and the probe finds room. CI saw the create below refused 507 in that window.
+  expect(await untilReady(ursa.url), spaceReport(dataDir)).toBe(200);
   const refill = `${ursa.url}/e2e-full/refill`;
-  expect((await fetch(refill, { method: "PUT", headers: OCTETS })).status).toBe(201);
+  const created = await fetch(refill, { method: "PUT", headers: OCTETS });
+  expect(created.status, `${await created.text()}\n${spaceReport(dataDir)}\n${ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-30).join("\n")}`).toBe(201);
   expect((await fill(refill, chunkOf(6))).refused.status).toBe(507);
   expect((await ready(ursa.url)).status).toBe(503);
   expect((await fetch(`${trimmed}/retention/${trimAt}`, { method: "PUT" })).status).toBe(204);
