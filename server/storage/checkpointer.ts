@@ -23,6 +23,20 @@ export interface CheckpointDone {
   done: number;
 }
 
+/**
+ * The store is stopping: the thread closes its connection and says so. Terminating the thread
+ * would leave the connection open, and SQLite checkpoints and removes the WAL at close only for
+ * the last connection: a stop then left a WAL that the next start must recover, which on a full
+ * disk fails (rebuilding the -shm index needs room).
+ */
+export interface CheckpointerClose {
+  close: true;
+}
+
+export interface CheckpointerClosed {
+  closed: true;
+}
+
 /** What the thread tells the store, which logs it. */
 export interface CheckpointerMessage {
   level: "warn" | "info";
@@ -35,6 +49,7 @@ export interface CheckpointerMessage {
 const report = (m: CheckpointerMessage) => self.postMessage(m);
 
 let checkpoint: (() => void) | undefined;
+let closeDb: (() => void) | undefined;
 // A failure (a busy database, a full disk) is retried at the next request, and the writer's own
 // safety-net checkpoint keeps the WAL bounded meanwhile. It is logged when it starts and when it
 // ends, not ten times a second.
@@ -42,6 +57,7 @@ let failing = false;
 
 function start({ path, walLimitBytes }: CheckpointerStart): () => void {
   const db = new Database(path, { strict: true });
+  closeDb = () => db.close();
   db.exec("PRAGMA busy_timeout = 5000");
   const passive = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
   const truncate = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -66,10 +82,15 @@ function start({ path, walLimitBytes }: CheckpointerStart): () => void {
   };
 }
 
-self.onmessage = (event: MessageEvent<CheckpointerStart | CheckpointRequest>) => {
+self.onmessage = (event: MessageEvent<CheckpointerStart | CheckpointRequest | CheckpointerClose>) => {
   const m = event.data;
   if ("path" in m) {
     checkpoint = start(m);
+    return;
+  }
+  if ("close" in m) {
+    closeDb?.();
+    self.postMessage({ closed: true } satisfies CheckpointerClosed);
     return;
   }
   try {

@@ -10,7 +10,7 @@
 // So each checkpoint holds new transactions back until it is done (a millisecond or so, every
 // 100 ms; writes meanwhile queue and then share one transaction), and the next one restarts the WAL.
 
-import type { CheckpointDone, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "./checkpointer";
+import type { CheckpointDone, CheckpointerClose, CheckpointerClosed, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "./checkpointer";
 
 export const CHECKPOINT_EVERY_MS = 100;
 
@@ -51,9 +51,10 @@ export class Checkpoints {
     everyMs = CHECKPOINT_EVERY_MS,
   ) {
     this.worker = new Worker(url);
-    this.worker.onmessage = (event: MessageEvent<CheckpointerMessage | CheckpointDone>) => {
+    this.worker.onmessage = (event: MessageEvent<CheckpointerMessage | CheckpointDone | CheckpointerClosed>) => {
       const m = event.data;
-      if (!("done" in m)) report(m);
+      if ("closed" in m) this.closed?.();
+      else if (!("done" in m)) report(m);
       else if (this.waiting?.id === m.done) this.answered();
     };
     this.worker.postMessage({ path, walLimitBytes } satisfies CheckpointerStart);
@@ -92,9 +93,20 @@ export class Checkpoints {
     w.answered();
   }
 
+  private closed: (() => void) | undefined;
+
+  /** Lets the thread close its connection (checkpointer.ts CheckpointerClose), at most a second, then ends it. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     if (this.waiting) this.answered();
+    await new Promise<void>((resolve) => {
+      const timeout = setTimeout(resolve, 1000);
+      this.closed = () => {
+        clearTimeout(timeout);
+        resolve();
+      };
+      this.worker.postMessage({ close: true } satisfies CheckpointerClose);
+    });
     await this.worker.terminate();
   }
 }
