@@ -3,7 +3,7 @@
 // request goes to the next instance, so two consecutive requests of a test reach both.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../server/testing/pg-cluster.ts";
 import { resolve } from "node:path";
 
 export const HAPROXY_CONFIG = resolve(import.meta.dirname, "..", "docs", "haproxy.cfg");
@@ -13,17 +13,6 @@ export interface Balancer {
   url: string;
   log(): string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => done(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /** Host:port of an instance's URL, as a `server` line wants it. */

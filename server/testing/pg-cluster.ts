@@ -100,7 +100,8 @@ function idOf(user: string, flag: "-u" | "-g"): number {
   return Number(execFileSync("id", [flag, user], { encoding: "utf8" }).trim());
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port the kernel has just handed out and released (also the balancer's, e2e/balancer.ts). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
