@@ -29,7 +29,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
     .routes(opsRoutes(deps))
     .routes(introspectionRoutes(deps, gate))
     .all("/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
-  const routes = new Routes().routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(streamRoutes(deps));
+  const routes = new Routes().routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(streamRoutes(deps, (req) => gate.credentialLeftMs(req)));
   const serve = dispatcher(routes, () => renderError(protocolError("NOT_FOUND", "no such route")));
 
   // A disk that refuses writes (full, read-only, failing) refuses them until it takes them again;

@@ -21,10 +21,12 @@ const refusal = (r: AuthResult) => (r.ok ? "accepted" : `${r.error.code}: ${r.er
 
 describe("JWT access tokens against a JWKS served over HTTP", () => {
   test("a valid token gives its scopes and buckets", async () => {
-    const r = await verifier.verify(await issuer.sign({ scope: "read write other:scope", buckets: ["demo", "logs"] }));
-    expect(r).toEqual({ ok: true, principal: { kind: "jwt", scopes: READ | WRITE, buckets: new Set(["demo", "logs"]) } });
-    const all = await verifier.verify(await issuer.sign({ scope: "admin" }));
-    expect(all).toEqual({ ok: true, principal: { kind: "jwt", scopes: ADMIN, buckets: null } });
+    const token = await issuer.sign({ scope: "read write other:scope", buckets: ["demo", "logs"], exp: 4_102_444_800 });
+    const r = await verifier.verify(token);
+    // Accepted until exp plus the minute of clock tolerance it is verified with.
+    expect(r).toEqual({ ok: true, principal: { kind: "jwt", scopes: READ | WRITE, buckets: new Set(["demo", "logs"]), acceptedUntilMs: 4_102_444_860_000 } });
+    const all = await verifier.verify(await issuer.sign({ scope: "admin", exp: 4_102_444_800 }));
+    expect(all).toEqual({ ok: true, principal: { kind: "jwt", scopes: ADMIN, buckets: null, acceptedUntilMs: 4_102_444_860_000 } });
   });
 
   test("expired, wrong audience, wrong issuer and wrong key are refused as invalid tokens", async () => {

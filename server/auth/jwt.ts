@@ -94,5 +94,5 @@ function principalOf(payload: JWTPayload): Principal | null {
   let scopes = 0;
   // Scopes ursa does not know may be meant for another audience's API: ignored, not refused.
   for (const name of (scope ?? "").split(/\s+/)) scopes |= scopeOf(name) ?? 0;
-  return { kind: "jwt", scopes, buckets: buckets === undefined ? null : new Set(buckets as string[]) };
+  return { kind: "jwt", scopes, buckets: buckets === undefined ? null : new Set(buckets as string[]), acceptedUntilMs: payload.exp! * 1000 + CLOCK_TOLERANCE_S * 1000 };
 }

@@ -9,10 +9,15 @@ export interface Principal {
   scopes: number;
   /** The buckets the scopes apply to; null for every bucket. */
   buckets: ReadonlySet<string> | null;
+  /**
+   * When the credential stops being accepted (a JWT's exp, plus the clock tolerance it is checked
+   * with); null for credentials that do not expire. Live reads end by then (http/reads.ts).
+   */
+  acceptedUntilMs: number | null;
 }
 
-export const OPEN: Principal = { kind: "open", scopes: ALL_SCOPES, buckets: null };
-export const ANONYMOUS: Principal = { kind: "anonymous", scopes: 0, buckets: null };
+export const OPEN: Principal = { kind: "open", scopes: ALL_SCOPES, buckets: null, acceptedUntilMs: null };
+export const ANONYMOUS: Principal = { kind: "anonymous", scopes: 0, buckets: null, acceptedUntilMs: null };
 
 export function reachesBucket(p: Principal, bucket: string): boolean {
   return p.buckets === null || p.buckets.has(bucket);

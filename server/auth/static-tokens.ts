@@ -12,7 +12,7 @@ export class StaticTokens {
   private readonly byDigest = new Map<string, Principal>();
 
   constructor(entries: readonly TokenEntry[]) {
-    for (const e of entries) this.byDigest.set(digest(e.token), { kind: "token", scopes: e.scopes, buckets: e.buckets });
+    for (const e of entries) this.byDigest.set(digest(e.token), { kind: "token", scopes: e.scopes, buckets: e.buckets, acceptedUntilMs: null });
   }
 
   lookup(token: string): Principal | undefined {

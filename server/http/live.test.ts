@@ -142,7 +142,8 @@ describe("SSE (spec §4.4)", () => {
     expect(data).toBe("ab" + mib.repeat(24));
     expect(text).toContain(`"streamNextOffset":"${end}"`);
     expect(text).toMatch(/"upToDate":true/);
-  });
+    // The test's own bound is readSse's 20 s wait, not bun's default of 5 s (too short at load).
+  }, 30_000);
   test("a subscriber that stops reading is waited for, not buffered for: once it reads on, it gets every byte", async () => {
     const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
     const mib = "q".repeat(1024 * 1024);
@@ -151,7 +152,7 @@ describe("SSE (spec §4.4)", () => {
     const text = await readSse(res, (t) => new RegExp(`"streamNextOffset":"${end}"[^\n]*"upToDate":true`).test(t), 10_000);
     const data = [...text.matchAll(/event: data\ndata:([^\n]*)\n/g)].map((m) => m[1]).join("");
     expect(data).toBe(mib.repeat(10));
-  });
+  }, 20_000);
   test("[SEED] deletion while subscribed sends event: error and ends", async () => {
     const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
     setTimeout(() => void h.request("DELETE", "/live-b/s"), 30);

@@ -18,7 +18,11 @@ import { readInSteps } from "./stepped-read";
 import { jsonArrayOut, piecesOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
-export async function readStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
+/** How much longer a request's credential is accepted (ms), or null if it does not expire (security/gate.ts). */
+export type CredentialLeft = (req: Request) => number | null;
+
+/** `credentialLeftMs`: a live read ends by then, so it never outlasts the token it was admitted with. */
+export async function readStream(deps: AppDeps, req: Request, path: StreamPath, credentialLeftMs: number | null): Promise<Response> {
   const url = new URL(req.url);
   const query = parseReadQuery(url, req.headers.get("accept"), req.headers.get(H.lastEventId));
   if (!query.ok) return renderError(query.error);
@@ -33,8 +37,8 @@ export async function readStream(deps: AppDeps, req: Request, path: StreamPath):
   }
   await deps.store.renewTtl(path.key);
   const q = query.value;
-  if (q.live === "sse") return sse(deps, req, path, state!, start, q);
-  if (q.live === "long-poll") return longPoll(deps, req, path, state!, start, q, arrayMode, incarnation.value);
+  if (q.live === "sse") return sse(deps, req, path, state!, start, q, credentialLeftMs);
+  if (q.live === "long-poll") return longPoll(deps, req, path, state!, start, q, arrayMode, incarnation.value, credentialLeftMs);
   return await catchUp(req, deps, state!, start, q, arrayMode, q.offset.kind === "now");
 }
 
@@ -81,6 +85,7 @@ async function longPoll(
   q: ReadQuery,
   arrayMode: boolean,
   incarnation: string | null,
+  credentialLeftMs: number | null,
 ): Promise<Response> {
   let state = initial;
   if (start === state.tail && !state.closed) {
@@ -88,7 +93,7 @@ async function longPoll(
     const refused = liveRefusal(deps, client);
     if (refused) return refused;
     deps.keepOpen(req);
-    const deadline = Date.now() + (q.timeoutMs ?? deps.limits.longPollTimeoutMs);
+    const deadline = Date.now() + within(q.timeoutMs ?? deps.limits.longPollTimeoutMs, credentialLeftMs);
     for (;;) {
       const remaining = deadline - Date.now();
       const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client) : "timeout";
@@ -129,7 +134,9 @@ function liveRefusal(deps: AppDeps, client: string): Response | null {
   return renderError(protocolError("LIVE_READ_BACKPRESSURE", message));
 }
 
-function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, start: number, q: ReadQuery): Response {
+const within = (ms: number, credentialLeftMs: number | null) => (credentialLeftMs === null ? ms : Math.min(ms, credentialLeftMs));
+
+function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, start: number, q: ReadQuery, credentialLeftMs: number | null): Response {
   const client = deps.clientAddress(req);
   const refused = liveRefusal(deps, client);
   if (refused) return refused;
@@ -151,7 +158,9 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, 
     mode,
     cursor: q.cursor,
     heartbeatMs: deps.limits.sseHeartbeatMs,
-    maxDurationMs: deps.limits.sseMaxDurationMs,
+    // Ending with a final control, as at --sse-max-duration: the client reconnects, and a token
+    // that has expired by then is refused (401).
+    maxDurationMs: within(deps.limits.sseMaxDurationMs, credentialLeftMs),
     signal: req.signal,
     client,
   });

@@ -7,21 +7,21 @@ import { protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { DEFAULT_BUCKET, parseStreamPath, V1_PREFIX, type StreamPath } from "./paths";
-import { headStream, readStream } from "./reads";
+import { headStream, readStream, type CredentialLeft } from "./reads";
 import { Routes, type RouteContext } from "./router";
 import { subResource, SUB_RESOURCES } from "./sub-resources";
 import { appendToStream, createStream, deleteStream } from "./writes";
 
 const STREAM_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
 
-function dispatch(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> | Response {
+function dispatch(deps: AppDeps, credentialLeft: CredentialLeft, req: Request, path: StreamPath): Promise<Response> | Response {
   switch (req.method) {
     case "PUT":
       return createStream(deps, req, path);
     case "POST":
       return appendToStream(deps, req, path);
     case "GET":
-      return readStream(deps, req, path);
+      return readStream(deps, req, path, credentialLeft(req));
     // Hono answers HEAD through GET routes; the raw request still says HEAD, and HEAD must not
     // run the read path, which renews the TTL (spec §2.0).
     case "HEAD":
@@ -33,14 +33,14 @@ function dispatch(deps: AppDeps, req: Request, path: StreamPath): Promise<Respon
   }
 }
 
-export function streamRoutes(deps: AppDeps): Routes {
+export function streamRoutes(deps: AppDeps, credentialLeft: CredentialLeft): Routes {
   const routes = new Routes();
   // `/v1/stream` itself names the empty stream ID, which parseStreamPath refuses.
-  routes.all(V1_PREFIX.slice(0, -1), (c) => v1Stream(deps, c.raw, ""));
-  routes.all(`${V1_PREFIX}*`, (c) => v1Stream(deps, c.raw, c.rest));
+  routes.all(V1_PREFIX.slice(0, -1), (c) => v1Stream(deps, credentialLeft, c.raw, ""));
+  routes.all(`${V1_PREFIX}*`, (c) => v1Stream(deps, credentialLeft, c.raw, c.rest));
   routes.all("/:bucket/:stream", (c) => {
     const slash = c.path.indexOf("/", 1);
-    return withPath(c.path.slice(1, slash), c.path.slice(slash + 1), (path) => dispatch(deps, c.raw, path));
+    return withPath(c.path.slice(1, slash), c.path.slice(slash + 1), (path) => dispatch(deps, credentialLeft, c.raw, path));
   });
   for (const [name, spec] of SUB_RESOURCES) {
     routes.all(`/:bucket/:stream/${name}`, (c) => bucketedSubResource(deps, c, name));
@@ -57,10 +57,10 @@ function bucketedSubResource(deps: AppDeps, c: RouteContext, sub: string): Promi
   return withPath(rawBucket, rawName, (path) => subResource(deps, c.raw, path, sub, arg));
 }
 
-function v1Stream(deps: AppDeps, req: Request, raw: string): Promise<Response> | Response {
+function v1Stream(deps: AppDeps, credentialLeft: CredentialLeft, req: Request, raw: string): Promise<Response> | Response {
   // The DS subscription prefix is reserved and not implemented (spec §2.23).
   if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
-  return withPath(DEFAULT_BUCKET, raw, (path) => dispatch(deps, req, path));
+  return withPath(DEFAULT_BUCKET, raw, (path) => dispatch(deps, credentialLeft, req, path));
 }
 
 /**

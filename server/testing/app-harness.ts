@@ -38,6 +38,7 @@ export interface Harness {
 
 interface HarnessOptions {
   longPollTimeoutMs?: number;
+  sseMaxDurationMs?: number;
   maxBodyBytes?: number;
   maxSnapshotBytes?: number;
   maxInflightBodyBytes?: number;
@@ -91,7 +92,7 @@ export function harness(options: HarnessOptions = {}): Harness {
         maxSnapshotBytes: options.maxSnapshotBytes ?? 4 * 1024 * 1024,
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
         sseHeartbeatMs: 1000,
-        sseMaxDurationMs: 2000,
+        sseMaxDurationMs: options.sseMaxDurationMs ?? 2000,
         maxConnections: options.maxConnections ?? 1000,
       },
       keepOpen: () => undefined,

@@ -201,5 +201,47 @@ describe("JWT access tokens over HTTP", () => {
   });
 });
 
+describe("a live read ends when its token stops being accepted", () => {
+  // A token signed 58 s past its exp is still inside the minute of clock tolerance: accepted
+  // for about 2 s more. Both live reads would otherwise last 60 s.
+  test("SSE ends with a resumable control and long-poll answers, then the token is refused", async () => {
+    const issuer = await testIssuer();
+    const h = harness({ longPollTimeoutMs: 60_000, sseMaxDurationMs: 60_000, security: { auth: { ...NO_AUTH, jwt: { keys: { kind: "file", jwks: { keys: [issuer.jwk] } }, issuer: ISSUER, audience: AUDIENCE } } } });
+    try {
+      await h.request("PUT", "/demo/s1", { headers: { ...bearer(await issuer.sign({ scope: "write" })), "content-type": "text/plain" }, body: "hi" });
+      const expiring = await issuer.sign({ scope: "read" }, { expiresInS: -58 });
+      const began = Date.now();
+      const [sse, poll] = await Promise.all([answer(h, "GET", "/demo/s1?offset=-1&live=sse", expiring), answer(h, "GET", "/demo/s1?offset=now&live=long-poll", expiring)]);
+      const tookMs = Date.now() - began;
+      expect(sse.status).toBe(200);
+      expect(sse.text).toContain("data:hi");
+      // The last control carries where to resume, and does not say the stream is closed.
+      const controls = sse.text.split("event: control\ndata:").slice(1).map((c) => JSON.parse(c.split("\n")[0]!) as Record<string, unknown>);
+      expect(controls.at(-1)).toMatchObject({ streamNextOffset: expect.any(String) });
+      expect(controls.at(-1)).not.toHaveProperty("streamClosed");
+      expect(poll.status).toBe(204);
+      expect(tookMs).toBeLessThan(20_000);
+      while (Date.now() - began < 3_000) await Bun.sleep(100);
+      const again = await answer(h, "GET", "/demo/s1?offset=-1&live=sse", expiring);
+      expect([again.status, again.challenge]).toEqual([401, 'Bearer realm="ursa", error="invalid_token", error_description="the token has expired"']);
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
+
+  test("a token that does not expire keeps the configured duration", async () => {
+    const h = harness({ longPollTimeoutMs: 1_500, security: { auth: TOKENS } });
+    try {
+      await seed(h);
+      const began = Date.now();
+      const poll = await answer(h, "GET", "/demo/s1?offset=now&live=long-poll", READ_ALL);
+      expect(poll.status).toBe(204);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(1_400);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 // Keep the bit values honest: the rows above spell scopes by name.
 test("scope bits", () => expect([READ, WRITE, ADMIN, ALL_SCOPES]).toEqual([1, 2, 4, 7]));

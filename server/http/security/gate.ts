@@ -32,8 +32,13 @@ export class Gate {
   private readonly auth: Authenticator | null;
   /** Set for /__ursula/ requests only, the routes that look at who asks. */
   private readonly principals = new WeakMap<Request, Principal>();
+  /** When the credential of an admitted request stops being accepted, for those that expire (JWTs). */
+  private readonly deadlines = new WeakMap<Request, number>();
 
-  constructor(config: SecurityConfig, now: () => number = Date.now) {
+  constructor(
+    config: SecurityConfig,
+    private readonly now: () => number = Date.now,
+  ) {
     this.mode = authMode(config.auth);
     this.publicRead = config.auth.publicRead;
     this.hosts = new HostCheck(config.allowedHosts);
@@ -100,7 +105,17 @@ export class Gate {
     const refusal = authorize(principal, access, this.publicRead) ?? this.forkRefusal(req, principal, access);
     if (refusal) return renderError(refusal);
     if (raw.startsWith("/__ursula/")) this.principals.set(req, principal);
+    if (principal.acceptedUntilMs !== null) this.deadlines.set(req, principal.acceptedUntilMs);
     return undefined;
+  }
+
+  /**
+   * How much longer the credential a request was admitted with is accepted, in ms; null when it
+   * does not expire. A live read ends by then, so that it cannot outlast its token.
+   */
+  credentialLeftMs(req: Request): number | null {
+    const until = this.deadlines.get(req);
+    return until === undefined ? null : Math.max(0, until - this.now());
   }
 
   /** A fork reads its source: the principal must be able to read the source's bucket too. */
