@@ -5,7 +5,9 @@
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AppendRequest } from "../../protocol/append";
+import { LiveHub } from "../../live/hub";
 import { createRequest } from "../../protocol/testing-state";
+import { publish } from "../contract/helpers";
 import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
 import type { StreamChange } from "../store";
 import { PgStore, type PgStoreOptions } from "./pg-store";
@@ -186,4 +188,98 @@ describe("introspection", () => {
     expect(family.root.children.map((n) => n.state.name)).toEqual(["child", "sibling"]);
     expect(family.root.children[0]!.children.map((n) => n.state.name)).toEqual(["grandchild"]);
   });
+});
+
+describe("snapshot leases across instances", () => {
+  const blobCount = async (url: string, blobId: number) => {
+    const sql = new SQL(url);
+    const [row] = await sql`SELECT (SELECT count(*) FROM snapshot_blobs WHERE id = ${blobId})::int AS blobs, (SELECT count(*) FROM snapshot_chunks WHERE blob_id = ${blobId})::int AS chunks`;
+    await sql.close();
+    return row as { blobs: number; chunks: number };
+  };
+
+  test("a blob one instance is streaming outlives another instance's replacing it, and is collected when the reader lets go", async () => {
+    const url = await freshDatabase();
+    const [a, b] = [await open(url), await open(url)];
+    await a.create("snap/s", create("snap/s"));
+    await a.append("snap/s", append("abc"));
+    await a.append("snap/s", append("de"));
+    expect((await publish(a, "snap/s", 3, "first")).kind).toBe("published");
+    const old = (await b.get("snap/s"))!.snapshot!;
+    const reader = await b.openSnapshot(old);
+    expect((await publish(a, "snap/s", 5, "second")).kind).toBe("published");
+    await a.settle();
+    expect(new TextDecoder().decode(await reader.chunk(0))).toBe("first");
+    expect(await blobCount(url, old.blobId)).toEqual({ blobs: 1, chunks: 1 });
+    reader.release();
+    await b.settle();
+    expect(await blobCount(url, old.blobId)).toEqual({ blobs: 0, chunks: 0 });
+  }, 60_000);
+
+  test("the lease of a reader whose instance stopped runs out, and the blob is then collected by another instance's sweep", async () => {
+    const url = await freshDatabase();
+    const a = await open(url, { sweepIntervalMs: 100 });
+    const b = await open(url, { snapshotLeaseMs: 600 });
+    await a.create("snap/s", create("snap/s"));
+    await a.append("snap/s", append("abc"));
+    await a.append("snap/s", append("de"));
+    expect((await publish(a, "snap/s", 3, "first")).kind).toBe("published");
+    const old = (await b.get("snap/s"))!.snapshot!;
+    await b.openSnapshot(old);
+    await b.close();
+    expect((await publish(a, "snap/s", 5, "second")).kind).toBe("published");
+    await a.settle();
+    expect((await blobCount(url, old.blobId)).blobs).toBe(1);
+    const deadline = Date.now() + 10_000;
+    while ((await blobCount(url, old.blobId)).blobs > 0 && Date.now() < deadline) await Bun.sleep(100);
+    expect(await blobCount(url, old.blobId)).toEqual({ blobs: 0, chunks: 0 });
+  }, 60_000);
+
+  test("a reader is refused a blob collected before its lease was taken", async () => {
+    const [a, b] = await pair();
+    await a.create("snap/s", create("snap/s"));
+    await a.append("snap/s", append("abc"));
+    await a.append("snap/s", append("de"));
+    expect((await publish(a, "snap/s", 3, "first")).kind).toBe("published");
+    const old = (await b.get("snap/s"))!.snapshot!;
+    expect((await publish(a, "snap/s", 5, "second")).kind).toBe("published");
+    await a.settle();
+    await expect(b.openSnapshot(old)).rejects.toThrow(/is gone/);
+  }, 60_000);
+});
+
+describe("wake-ups sent while an instance's LISTEN was down", () => {
+  // The window is held open by refusing new connections to the database while the listeners'
+  // backends are terminated: the commit on A is made before B can LISTEN again. B's clock jumps
+  // two minutes for the longer outage, which a re-read of only recent writes would miss.
+  for (const [outage, jumpMs] of [
+    ["its backend terminated", 0],
+    ["an outage longer than a minute", 120_000],
+  ] as const) {
+    test(`a reader parked on B wakes for A's commit made meanwhile (${outage})`, async () => {
+      const url = await freshDatabase();
+      const database = new URL(url).pathname.slice(1);
+      let jump = 0;
+      const a = await open(url);
+      const b = await open(url, { now: () => Date.now() + jump });
+      const created = await a.create("lost/s", create("lost/s"));
+      if (created.kind !== "created") throw new Error(created.kind);
+      const hub = new LiveHub(b, { maxReaders: 10, maxPerClient: 10 });
+      const woken = hub.wait(created.state.id, 30_000);
+      const admin = new SQL(cluster.url);
+      try {
+        await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+        const ended: unknown[] = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${database} AND query ILIKE 'LISTEN%'`;
+        expect(ended).toHaveLength(2);
+        expect((await a.append("lost/s", append("hello"))).kind).toBe("accepted");
+        jump = jumpMs;
+        await Bun.sleep(300);
+      } finally {
+        await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+        await admin.close();
+      }
+      expect(await woken).toBe("changed");
+      expect((await b.get("lost/s"))!.tail).toBe(5);
+    }, 60_000);
+  }
 });

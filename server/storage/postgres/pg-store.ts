@@ -58,6 +58,8 @@ export interface PgStoreOptions {
   sweepIntervalMs?: number;
   /** Told each transaction's size and time. */
   commitObserver?: CommitObserver;
+  /** How long a snapshot reader's lease outlives its instance's last renewal (snapshots.ts). */
+  snapshotLeaseMs?: number;
 }
 
 export class PgStore implements Store {
@@ -67,6 +69,7 @@ export class PgStore implements Store {
   private readonly quotas: Quotas;
   private readonly writes: PgGroupCommit;
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
+  private readonly missedListeners: (() => void)[] = [];
   private readonly blobs: SnapshotBlobs;
   private readonly notifier: Notifier;
   private readonly listings: Listings;
@@ -85,13 +88,15 @@ export class PgStore implements Store {
     this.quotas = options.quotas ?? NO_QUOTAS;
     this.sql = new SQL({ url: options.url, max: options.poolSize ?? 10 });
     this.connection = new Connection();
-    this.blobs = new SnapshotBlobs(this.sql);
+    this.blobs = new SnapshotBlobs(this.sql, (work) => this.track(work), options.snapshotLeaseMs);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
     this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
     this.notifier = new Notifier(
       this.sql,
       (id, key) => this.remoteChange(id, key),
-      () => this.recentlyWritten(),
+      () => {
+        for (const l of this.missedListeners) l();
+      },
     );
     this.writes = new PgGroupCommit(this.sql, {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
@@ -106,7 +111,7 @@ export class PgStore implements Store {
     try {
       await migrate(store.sql);
       await store.notifier.start();
-      await store.blobs.collectLeftovers(store.now());
+      await store.blobs.collectAbandoned(store.now());
     } catch (error) {
       await store.sql.close();
       throw error;
@@ -141,13 +146,6 @@ export class PgStore implements Store {
     // "retained" is the change the live layer answers by re-reading from the reader's position
     // (live/hub.ts wakes the stream's readers as "changed"); no bytes are carried.
     else this.tell([{ kind: "retained", state }]);
-  }
-
-  /** Re-reads, as if notified, the streams written or closed in the last minute (notify.ts). */
-  private async recentlyWritten(): Promise<void> {
-    const rows: { id: string; bucket: string; name: string }[] = await this.sql`SELECT id, bucket, name FROM streams
-      WHERE GREATEST(last_write_at_ms, touched_at_ms) >= ${this.now() - 60_000} LIMIT 10000`;
-    for (const r of rows) await this.remoteChange(Number(r.id), `${r.bucket}/${r.name}`);
   }
 
   private track(work: Promise<void>): void {
@@ -417,6 +415,11 @@ export class PgStore implements Store {
     this.listeners.push(listener);
   }
 
+  /** Told when this instance's LISTEN is back after its connection dropped (notify.ts). */
+  onMissedChanges(listener: () => void): void {
+    this.missedListeners.push(listener);
+  }
+
   /** Resolves once what was started behind commits (reclaiming rows and blobs) is done. */
   async settle(): Promise<void> {
     await this.writes.drain();
@@ -425,6 +428,7 @@ export class PgStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.blobs.stopRenewing();
     await this.writes.drain();
     this.closing = true;
     await this.settle();
@@ -448,6 +452,7 @@ export class PgStore implements Store {
 
   private async sweep(): Promise<void> {
     for (const key of await this.listings.expired(100)) this.reap(key);
+    await this.blobs.collectAbandoned(this.now());
   }
 }
 

@@ -97,6 +97,20 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (blob_id, idx)
   );
   `,
+  // 2: snapshot leases. A reader's hold on a blob, visible to every instance (snapshots.ts): the
+  // collector skips a blob with a live lease. The deadline is the database's clock, so instances'
+  // clocks need not agree; a lease its dying instance stopped renewing runs out by itself.
+  `
+  CREATE TABLE snapshot_leases (
+    instance uuid NOT NULL,
+    reader bigint NOT NULL,
+    blob_id bigint NOT NULL,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (instance, reader)
+  );
+  CREATE INDEX snapshot_leases_blob ON snapshot_leases (blob_id);
+  CREATE INDEX snapshot_blobs_unreferenced ON snapshot_blobs (id) WHERE refs <= 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
