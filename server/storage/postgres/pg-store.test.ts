@@ -10,6 +10,7 @@ import { createRequest } from "../../protocol/testing-state";
 import { publish } from "../contract/helpers";
 import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
 import type { StreamChange } from "../store";
+import { PgGroupCommit, type TxSql } from "./group-commit";
 import { PgStore, type PgStoreOptions } from "./pg-store";
 import { NewerSchemaError, SCHEMA_VERSION } from "./schema";
 
@@ -170,6 +171,39 @@ describe("group commit", () => {
     const state = (await store.get("gc/s"))!;
     expect(state.messageCount).toBe(outcomes.filter((o) => o.kind === "accepted").length);
   }, 60_000);
+  test("a deadlock between two instances' transactions is retried by the engine: both writes commit, the loser on its second attempt", async () => {
+    const url = await freshDatabase();
+    const setup = new SQL(url);
+    await setup`CREATE TABLE deadlock (id int PRIMARY KEY, v int NOT NULL)`;
+    await setup`INSERT INTO deadlock VALUES (1, 0), (2, 0)`;
+    const pools = [new SQL({ url, max: 2 }), new SQL({ url, max: 2 })];
+    const hooks = { beforeCommit: async () => undefined, committed: () => undefined, failed: () => undefined };
+    const [a, b] = pools.map((sql) => new PgGroupCommit(sql, hooks));
+    // Each write locks one row, waits until the other holds its first row too, then locks the
+    // other's: opposite orders, a certain deadlock on the first attempt, which PostgreSQL breaks
+    // by aborting one transaction (40P01) after deadlock_timeout.
+    let holding = 0;
+    let bothHold: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (bothHold = resolve));
+    const attempts = [0, 0];
+    const write = (i: number, first: number, second: number) => async (tx: TxSql) => {
+      await tx`UPDATE deadlock SET v = v + 1 WHERE id = ${first}`;
+      if (attempts[i]!++ === 0) {
+        if (++holding === 2) bothHold();
+        await held;
+      }
+      await tx`UPDATE deadlock SET v = v + 1 WHERE id = ${second}`;
+      return i;
+    };
+    const none = { streams: [], buckets: [] };
+    expect(await Promise.all([a!.submit(none, write(0, 1, 2)), b!.submit(none, write(1, 2, 1))])).toEqual([0, 1]);
+    expect(attempts.sort()).toEqual([1, 2]);
+    expect(await setup`SELECT id, v FROM deadlock ORDER BY id`).toEqual([
+      { id: 1, v: 2 },
+      { id: 2, v: 2 },
+    ]);
+    for (const sql of [setup, ...pools]) await sql.close();
+  }, 60_000);
 });
 
 describe("introspection", () => {
@@ -282,4 +316,63 @@ describe("wake-ups sent while an instance's LISTEN was down", () => {
       expect((await b.get("lost/s"))!.tail).toBe(5);
     }, 60_000);
   }
+});
+
+describe("sliding TTL renewals", () => {
+  test("a read's renewal is seen by every instance at once, and writes the stream's row only once a quarter of the TTL has passed", async () => {
+    const url = await freshDatabase();
+    let now = 1_000_000;
+    const clock = { now: () => now };
+    const [a, b] = [await open(url, clock), await open(url, clock)];
+    expect((await a.create("ttl/s", createRequest({ bucket: "ttl", name: "s", contentType: "text/plain", lifetime: { ttlSeconds: 10, expiresAtMs: null } }))).kind).toBe("created");
+    const sql = new SQL(url);
+    const row = async () => (await sql`SELECT xmin::text AS version, touched_at_ms::int AS touched FROM streams WHERE name = 's'`)[0] as { version: string; touched: number };
+    const before = await row();
+    for (const at of [1_000, 2_000]) {
+      now = 1_000_000 + at;
+      await a.renewTtl("ttl/s");
+    }
+    expect(await row()).toEqual(before);
+    now = 1_000_000 + 11_999;
+    expect((await b.get("ttl/s"))?.touchedAtMs).toBe(1_002_000);
+    now = 1_000_000 + 12_000;
+    expect(await b.get("ttl/s")).toBeUndefined();
+    await b.settle();
+    expect(await a.get("ttl/s")).toBeUndefined();
+    await sql.close();
+  }, 60_000);
+
+  test("a renewal a quarter of the TTL after the row's touch writes the row, so a crash that empties the unlogged touches loses less than that", async () => {
+    const url = await freshDatabase();
+    let now = 1_000_000;
+    const a = await open(url, { now: () => now });
+    expect((await a.create("ttl/s", createRequest({ bucket: "ttl", name: "s", contentType: "text/plain", lifetime: { ttlSeconds: 10, expiresAtMs: null } }))).kind).toBe("created");
+    const sql = new SQL(url);
+    now += 2_500;
+    await a.renewTtl("ttl/s");
+    now += 1_000;
+    await a.renewTtl("ttl/s");
+    expect(await sql`SELECT touched_at_ms::int AS touched FROM streams WHERE name = 's'`).toEqual([{ touched: 1_002_500 }]);
+    await sql`TRUNCATE stream_touches`;
+    expect((await a.get("ttl/s"))?.touchedAtMs).toBe(1_002_500);
+    await sql.close();
+  }, 60_000);
+});
+
+describe("stats", () => {
+  test("the database's size is reported, and the WAL's when the role may list pg_wal (superuser here), else 0", async () => {
+    const store = await open(await freshDatabase());
+    const stats = store.stats();
+    expect(stats.databaseBytes).toBeGreaterThan(1_000_000);
+    expect(stats.walBytes).toBeGreaterThanOrEqual(16 * 1024 * 1024);
+    const admin = new SQL(cluster.url);
+    await admin`CREATE ROLE ursa_plain LOGIN`;
+    await admin`CREATE DATABASE pgstore_plain OWNER ursa_plain`;
+    await admin.close();
+    const url = new URL(cluster.urlFor("pgstore_plain"));
+    url.username = "ursa_plain";
+    const plain = await open(url.toString());
+    expect(plain.stats().databaseBytes).toBeGreaterThan(1_000_000);
+    expect(plain.stats().walBytes).toBe(0);
+  }, 60_000);
 });
