@@ -2,7 +2,8 @@
 // writes, or when the database restarts under writes. Writers append with Producer-Id/Epoch/Seq
 // and retry an unanswered append with the same Producer-Seq (on the other instance, or on the
 // same one once it answers again), so every append ends up acknowledged and the log must hold
-// each exactly once, in each writer's order.
+// each exactly once, in each writer's order. While the database is down, writes, reads and
+// readiness answer 503 DATABASE_UNAVAILABLE with Retry-After; the instance recovers by itself.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { CLUSTER_HOOK_TIMEOUT_MS, startCluster, startPgUrsa, type PgCluster } from "./pg-instances.ts";
 import { createJson, readAll, sleep } from "./seed-races.ts";
@@ -70,16 +71,18 @@ async function writer(w: number, count: number, path: string, servers: () => str
 }
 
 /** Asks `url` until it answers 503 (readiness may take one probe to notice), for up to 10 s. */
-async function until503(url: string): Promise<Response> {
+async function until503(url: string): Promise<{ res: Response; body: string }> {
   for (const deadline = Date.now() + 10_000; ; await sleep(50)) {
     const res = await fetch(url);
-    await res.arrayBuffer();
+    const body = await res.text();
     if (res.status === 503 || Date.now() > deadline) {
       expect(res.status).toBe(503);
-      return res;
+      return { res, body };
     }
   }
 }
+
+const errorCode = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code;
 
 /** The log holds {w, i} for every writer and every i < count, once each, in each writer's order. */
 function expectExactlyOnce(log: unknown[], writers: number, count: number): void {
@@ -116,7 +119,7 @@ test("kill -9 of one of two instances under writes, then its restart: every ackn
   console.log(`[pg crash] kill -9: ${out.acked} appends acknowledged, ${out.unanswered} retried; statuses ${JSON.stringify(out.statuses)}`);
 });
 
-test("the database restarts under writes: the instance answers 503 and is unready meanwhile, recovers by itself, and every acknowledged append is there exactly once", { timeout: 120_000 }, async () => {
+test("the database restarts under writes: writes, reads and readiness answer 503 with Retry-After meanwhile, the instance recovers by itself, and every acknowledged append is there exactly once", { timeout: 120_000 }, async () => {
   const database = await cluster!.createDatabase("restart");
   const u = await start(database);
   const path = "/crash-tests/db-restart";
@@ -130,7 +133,15 @@ test("the database restarts under writes: the instance answers 503 and is unread
   await cluster!.halt();
   // While the database is down the instance says so: readiness 503 with Retry-After.
   const ready = await until503(`${u.url}/__ursula/ready`);
-  expect(ready.headers.get("Retry-After"), u.log()).toMatch(/^\d+$/);
+  expect(ready.res.headers.get("Retry-After"), u.log()).toMatch(/^\d+$/);
+  expect((JSON.parse(ready.body) as { reason: string }).reason).toContain("database");
+  const refused = await fetch(u.url + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify([{ refused: true }]) });
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get("Retry-After")).toBe("1");
+  expect(await errorCode(refused)).toBe("DATABASE_UNAVAILABLE");
+  const read = await fetch(`${u.url}${path}?offset=-1`);
+  expect(read.status).toBe(503);
+  expect(await errorCode(read)).toBe("DATABASE_UNAVAILABLE");
   // And acknowledges nothing.
   const ackedWhileDown = out.acked;
   await sleep(1_000);

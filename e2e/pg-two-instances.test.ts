@@ -79,7 +79,7 @@ describe("live reads across instances", () => {
     expect(res.headers.get("Stream-Next-Offset")).toBe(ack.headers.get("Stream-Next-Offset"));
   });
 
-  test("an SSE subscriber on instance b receives each append instance a acknowledged, in order, once", { timeout: 30_000 }, async () => {
+  test("an SSE subscriber on instance b receives each append instance a acknowledged, in order, once, and the close", { timeout: 30_000 }, async () => {
     const [onA, onB] = freshStream("sse");
     await createJson(onA);
     const before = await liveReaders(pair.b.url);
@@ -106,6 +106,13 @@ describe("live reads across instances", () => {
       }
       expect(delivered()).toEqual([1, 2, 3, 4, 5].map((n) => ({ n })));
       expect(await readAll(onB)).toEqual(delivered());
+      expect((await fetch(onA, { method: "POST", headers: { "Stream-Closed": "true" } })).status).toBe(204);
+      while (!text.includes("streamClosed")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+      expect(text).toContain("streamClosed");
     } finally {
       abort.abort();
     }

@@ -2,18 +2,10 @@
 // database written by a newer ursa is refused rather than misread; --memory cannot be combined.
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { startPgCluster, type PgCluster } from "../server/testing/pg-cluster.ts";
+import { clusterPerFile } from "../server/testing/pg-cluster.ts";
 import { BINARY, startUrsa } from "./server-process.ts";
 
-let cluster: PgCluster;
-
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 120_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-}, 60_000);
+const cluster = clusterPerFile({ beforeAll, afterAll });
 
 /** Runs the binary to its exit (it must not start). */
 function failedStart(args: string[]): Promise<{ status: number | null; lines: string[] }> {
@@ -30,7 +22,7 @@ function failedStart(args: string[]): Promise<{ status: number | null; lines: st
 }
 
 test("a database that cannot be reached is one line naming it, without its password, and exit 1", async () => {
-  const { status, lines } = await failedStart(["--postgres", `postgres://ursa:s3cret@127.0.0.1:${cluster.port}/no_such_database`]);
+  const { status, lines } = await failedStart(["--postgres", `postgres://ursa:s3cret@127.0.0.1:${cluster().port}/no_such_database`]);
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toContain("cannot open the PostgreSQL database postgres://ursa:***@127.0.0.1");
@@ -38,13 +30,13 @@ test("a database that cannot be reached is one line naming it, without its passw
 }, 30_000);
 
 test("--postgres with --memory is refused", async () => {
-  const { status, lines } = await failedStart(["--postgres", cluster.url, "--memory"]);
+  const { status, lines } = await failedStart(["--postgres", cluster().url, "--memory"]);
   expect(status).toBe(1);
   expect(lines).toEqual(["ursa: --postgres and --memory exclude each other: choose where the streams are kept"]);
 }, 30_000);
 
 test("a database a newer ursa has written is refused, and one this ursa wrote starts again with its streams", async () => {
-  const url = await cluster.createDatabase("startup_newer");
+  const url = await cluster().createDatabase("startup_newer");
   const first = await startUrsa({ args: ["--postgres", url] });
   expect((await fetch(`${first.url}/kept/s`, { method: "PUT", body: "x", headers: { "content-type": "text/plain" } })).status).toBe(201);
   await first.stop();
@@ -53,7 +45,7 @@ test("a database a newer ursa has written is refused, and one this ursa wrote st
   expect(await (await fetch(`${again.url}/kept/s?offset=-1`)).text()).toBe("x");
   await again.stop();
   again.cleanup();
-  await cluster.psql("startup_newer", "UPDATE ursa_meta SET value = (value::int + 1)::text WHERE key = 'schema_version'");
+  await cluster().psql("startup_newer", "UPDATE ursa_meta SET value = (value::int + 1)::text WHERE key = 'schema_version'");
   const { status, lines } = await failedStart(["--postgres", url]);
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);

@@ -121,6 +121,7 @@ export class LiveHub {
     readonly limits: LiveLimits,
   ) {
     store.onChange((changes) => this.dispatch(changes));
+    store.onMissedChanges?.(() => this.wakeAll());
   }
 
   get active(): number {
@@ -199,6 +200,12 @@ export class LiveHub {
     let frame = entry.frames.get(mode);
     if (!frame) entry.frames.set(mode, (frame = encodeChunks(entry.change.messages, offset, tail, true, mode)));
     return frame;
+  }
+
+  /** Wake-ups may have been lost: every reader re-reads, and one whose stream did not change waits on. */
+  private wakeAll(): void {
+    this.latest.clear();
+    for (const set of this.listeners.values()) for (const listener of set) listener.notify("changed");
   }
 
   private dispatch(changes: StreamChange[]): void {

@@ -174,6 +174,11 @@ export interface Store {
   stats(): StoreStats;
 
   onChange(listener: (changes: StreamChange[]) => void): void;
+  /**
+   * Changes may have gone untold (an engine told of other instances' commits over a connection
+   * that dropped): every live reader must re-read its stream. Engines that tell every change omit it.
+   */
+  onMissedChanges?(listener: () => void): void;
   /** Waits for queued writes to commit, then closes the database. */
   close(): Promise<void>;
 }

@@ -51,6 +51,30 @@ export interface PgClusterOptions {
   settings?: Record<string, string>;
 }
 
+/** A test framework's file hooks (vitest's and bun:test's both fit). */
+export interface FileHooks {
+  beforeAll(fn: () => Promise<void>, timeout?: number): void;
+  afterAll(fn: () => Promise<void>, timeout?: number): void;
+}
+
+/**
+ * One cluster for a test file: started before its first test (initdb takes a few seconds, more
+ * under load), stopped and removed after its last. The getter is for use inside the tests.
+ */
+export function clusterPerFile(hooks: FileHooks, options: PgClusterOptions = {}): () => PgCluster {
+  let cluster: PgCluster | undefined;
+  hooks.beforeAll(async () => {
+    cluster = await startPgCluster(options);
+  }, 120_000);
+  hooks.afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
+  return () => {
+    if (!cluster) throw new Error("the test file's PostgreSQL cluster did not start");
+    return cluster;
+  };
+}
+
 /** Where the PostgreSQL server binaries are: $PG_BINDIR, `pg_config --bindir`, Debian's layout, PATH. */
 export function pgBinDir(): string {
   const fromEnv = process.env.PG_BINDIR;

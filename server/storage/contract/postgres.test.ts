@@ -5,21 +5,13 @@
 
 import { SQL } from "bun";
 import { afterAll, beforeAll } from "bun:test";
-import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
+import { clusterPerFile } from "../../testing/pg-cluster";
 import { PgStore } from "../postgres/pg-store";
 import type { Engine, EngineFactory, EngineOptions } from "./engine";
 import { storeContract } from "./index";
 
-let cluster: PgCluster;
+const cluster = clusterPerFile({ beforeAll, afterAll });
 let databases = 0;
-
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 120_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-}, 60_000);
 
 const FAULT_FUNCTION = `
 CREATE TABLE IF NOT EXISTS contract_faults (bucket text, name text);
@@ -48,7 +40,7 @@ CREATE TRIGGER contract_fault BEFORE INSERT ON producers FOR EACH ROW EXECUTE FU
 const postgres: EngineFactory = {
   durable: true,
   async make(options: EngineOptions): Promise<Engine> {
-    const url = await cluster.createDatabase(`contract_${++databases}`);
+    const url = await cluster().createDatabase(`contract_${++databases}`);
     const open = () => PgStore.open({ url, now: options.now, producerLimits: options.producerLimits, quotas: options.quotas, poolSize: 4 });
     let store = await open();
     const admin = new SQL({ url, max: 1 });

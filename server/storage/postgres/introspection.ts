@@ -12,7 +12,7 @@ import type { IndexedMessage, IndexPage, IndexPosition } from "../message-index"
 import { upperBound } from "../stream-counts";
 import { segmentsOf } from "./lineage";
 import type { Listings } from "./listings";
-import { STREAM_COLUMNS, stateOf, type StreamRow } from "./rows";
+import { STREAM_COLUMNS, stateOf, TOUCHED, type StreamRow } from "./rows";
 
 /** Each sort's key; nulls sort first ascending, as a sentinel below every stored value. */
 const SORT_KEY = {
@@ -49,7 +49,7 @@ export class PgIntrospection implements Introspection {
       "NOT soft_deleted",
       "name >= $2",
       "name < $3",
-      "NOT (CASE WHEN expires_at_ms IS NOT NULL THEN expires_at_ms <= $4 WHEN ttl_s IS NOT NULL THEN touched_at_ms + ttl_s * 1000 <= $4 ELSE false END)",
+      `NOT (CASE WHEN expires_at_ms IS NOT NULL THEN expires_at_ms <= $4 WHEN ttl_s IS NOT NULL THEN ${TOUCHED} + ttl_s * 1000 <= $4 ELSE false END)`,
     ];
     const producers = "(SELECT count(*) FROM producers p WHERE p.stream_id = streams.id AND p.updated_at_ms > $5)";
     if (q.status !== "any") where.push(q.status === "closed" ? "closed" : "NOT closed");

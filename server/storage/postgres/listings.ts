@@ -8,10 +8,11 @@ import { streamKey } from "../../protocol/state";
 import type { BucketInfo, BucketSummary, ListQuery, Page, StreamSummary } from "../store";
 import { PREFIX_COUNT_CAP, upperBound } from "../stream-counts";
 import type { TxSql } from "./group-commit";
+import { TOUCHED } from "./rows";
 
 /** Whether a row's deadline has passed at $now (protocol/lifetime.ts isExpired, in SQL). */
 const EXPIRED = `NOT soft_deleted AND CASE WHEN expires_at_ms IS NOT NULL THEN expires_at_ms <= $NOW
-  WHEN ttl_s IS NOT NULL THEN touched_at_ms + ttl_s * 1000 <= $NOW ELSE false END`;
+  WHEN ttl_s IS NOT NULL THEN ${TOUCHED} + ttl_s * 1000 <= $NOW ELSE false END`;
 
 const expiredAt = (param: number) => EXPIRED.replaceAll("$NOW", `$${param}`);
 

@@ -4,9 +4,10 @@
 // one dedicated connection (Bun's client keeps it and re-LISTENs after a reconnect), ignores its
 // own notifications (its commits are told directly), and re-reads the stream for the others.
 //
-// A notification sent while the listening connection was down is lost. When it is back, the
-// streams written in the last minute are re-read as if each had been notified, so a live reader
-// parked here through a short outage is not left waiting for its timeout.
+// A notification sent while the listening connection was down is lost, however long it was down.
+// When the LISTEN is back, every live reader of this instance re-reads its stream (the store's
+// onMissedChanges): one whose stream changed meanwhile is answered, the others wait on. Nothing
+// is missed: a commit before the new LISTEN is seen by that re-read, one after it is notified.
 
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
@@ -24,7 +25,7 @@ export class Notifier {
     private readonly sql: SQL,
     private readonly woken: (id: number, key: string) => Promise<void>,
     /** The LISTEN is back after its connection dropped. */
-    private readonly relistened: () => Promise<void>,
+    private readonly relistened: () => void,
   ) {}
 
   async start(): Promise<void> {
@@ -32,7 +33,7 @@ export class Notifier {
       CHANNEL,
       (payload) => this.received(payload),
       () => {
-        if (this.listens++ > 0) void this.relistened().catch(() => undefined);
+        if (this.listens++ > 0) this.relistened();
       },
     );
   }

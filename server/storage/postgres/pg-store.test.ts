@@ -5,9 +5,12 @@
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AppendRequest } from "../../protocol/append";
+import { LiveHub } from "../../live/hub";
 import { createRequest } from "../../protocol/testing-state";
+import { publish } from "../contract/helpers";
 import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
 import type { StreamChange } from "../store";
+import { PgGroupCommit, type TxSql } from "./group-commit";
 import { PgStore, type PgStoreOptions } from "./pg-store";
 import { NewerSchemaError, SCHEMA_VERSION } from "./schema";
 
@@ -168,6 +171,39 @@ describe("group commit", () => {
     const state = (await store.get("gc/s"))!;
     expect(state.messageCount).toBe(outcomes.filter((o) => o.kind === "accepted").length);
   }, 60_000);
+  test("a deadlock between two instances' transactions is retried by the engine: both writes commit, the loser on its second attempt", async () => {
+    const url = await freshDatabase();
+    const setup = new SQL(url);
+    await setup`CREATE TABLE deadlock (id int PRIMARY KEY, v int NOT NULL)`;
+    await setup`INSERT INTO deadlock VALUES (1, 0), (2, 0)`;
+    const pools = [new SQL({ url, max: 2 }), new SQL({ url, max: 2 })];
+    const hooks = { beforeCommit: async () => undefined, committed: () => undefined, failed: () => undefined };
+    const [a, b] = pools.map((sql) => new PgGroupCommit(sql, hooks));
+    // Each write locks one row, waits until the other holds its first row too, then locks the
+    // other's: opposite orders, a certain deadlock on the first attempt, which PostgreSQL breaks
+    // by aborting one transaction (40P01) after deadlock_timeout.
+    let holding = 0;
+    let bothHold: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (bothHold = resolve));
+    const attempts = [0, 0];
+    const write = (i: number, first: number, second: number) => async (tx: TxSql) => {
+      await tx`UPDATE deadlock SET v = v + 1 WHERE id = ${first}`;
+      if (attempts[i]!++ === 0) {
+        if (++holding === 2) bothHold();
+        await held;
+      }
+      await tx`UPDATE deadlock SET v = v + 1 WHERE id = ${second}`;
+      return i;
+    };
+    const none = { streams: [], buckets: [] };
+    expect(await Promise.all([a!.submit(none, write(0, 1, 2)), b!.submit(none, write(1, 2, 1))])).toEqual([0, 1]);
+    expect(attempts.sort()).toEqual([1, 2]);
+    expect(await setup`SELECT id, v FROM deadlock ORDER BY id`).toEqual([
+      { id: 1, v: 2 },
+      { id: 2, v: 2 },
+    ]);
+    for (const sql of [setup, ...pools]) await sql.close();
+  }, 60_000);
 });
 
 describe("introspection", () => {
@@ -186,4 +222,157 @@ describe("introspection", () => {
     expect(family.root.children.map((n) => n.state.name)).toEqual(["child", "sibling"]);
     expect(family.root.children[0]!.children.map((n) => n.state.name)).toEqual(["grandchild"]);
   });
+});
+
+describe("snapshot leases across instances", () => {
+  const blobCount = async (url: string, blobId: number) => {
+    const sql = new SQL(url);
+    const [row] = await sql`SELECT (SELECT count(*) FROM snapshot_blobs WHERE id = ${blobId})::int AS blobs, (SELECT count(*) FROM snapshot_chunks WHERE blob_id = ${blobId})::int AS chunks`;
+    await sql.close();
+    return row as { blobs: number; chunks: number };
+  };
+
+  test("a blob one instance is streaming outlives another instance's replacing it, and is collected when the reader lets go", async () => {
+    const url = await freshDatabase();
+    const [a, b] = [await open(url), await open(url)];
+    await a.create("snap/s", create("snap/s"));
+    await a.append("snap/s", append("abc"));
+    await a.append("snap/s", append("de"));
+    expect((await publish(a, "snap/s", 3, "first")).kind).toBe("published");
+    const old = (await b.get("snap/s"))!.snapshot!;
+    const reader = await b.openSnapshot(old);
+    expect((await publish(a, "snap/s", 5, "second")).kind).toBe("published");
+    await a.settle();
+    expect(new TextDecoder().decode(await reader.chunk(0))).toBe("first");
+    expect(await blobCount(url, old.blobId)).toEqual({ blobs: 1, chunks: 1 });
+    reader.release();
+    await b.settle();
+    expect(await blobCount(url, old.blobId)).toEqual({ blobs: 0, chunks: 0 });
+  }, 60_000);
+
+  test("the lease of a reader whose instance stopped runs out, and the blob is then collected by another instance's sweep", async () => {
+    const url = await freshDatabase();
+    const a = await open(url, { sweepIntervalMs: 100 });
+    const b = await open(url, { snapshotLeaseMs: 600 });
+    await a.create("snap/s", create("snap/s"));
+    await a.append("snap/s", append("abc"));
+    await a.append("snap/s", append("de"));
+    expect((await publish(a, "snap/s", 3, "first")).kind).toBe("published");
+    const old = (await b.get("snap/s"))!.snapshot!;
+    await b.openSnapshot(old);
+    await b.close();
+    expect((await publish(a, "snap/s", 5, "second")).kind).toBe("published");
+    await a.settle();
+    expect((await blobCount(url, old.blobId)).blobs).toBe(1);
+    const deadline = Date.now() + 10_000;
+    while ((await blobCount(url, old.blobId)).blobs > 0 && Date.now() < deadline) await Bun.sleep(100);
+    expect(await blobCount(url, old.blobId)).toEqual({ blobs: 0, chunks: 0 });
+  }, 60_000);
+
+  test("a reader is refused a blob collected before its lease was taken", async () => {
+    const [a, b] = await pair();
+    await a.create("snap/s", create("snap/s"));
+    await a.append("snap/s", append("abc"));
+    await a.append("snap/s", append("de"));
+    expect((await publish(a, "snap/s", 3, "first")).kind).toBe("published");
+    const old = (await b.get("snap/s"))!.snapshot!;
+    expect((await publish(a, "snap/s", 5, "second")).kind).toBe("published");
+    await a.settle();
+    await expect(b.openSnapshot(old)).rejects.toThrow(/is gone/);
+  }, 60_000);
+});
+
+describe("wake-ups sent while an instance's LISTEN was down", () => {
+  // The window is held open by refusing new connections to the database while the listeners'
+  // backends are terminated: the commit on A is made before B can LISTEN again. B's clock jumps
+  // two minutes for the longer outage, which a re-read of only recent writes would miss.
+  for (const [outage, jumpMs] of [
+    ["its backend terminated", 0],
+    ["an outage longer than a minute", 120_000],
+  ] as const) {
+    test(`a reader parked on B wakes for A's commit made meanwhile (${outage})`, async () => {
+      const url = await freshDatabase();
+      const database = new URL(url).pathname.slice(1);
+      let jump = 0;
+      const a = await open(url);
+      const b = await open(url, { now: () => Date.now() + jump });
+      const created = await a.create("lost/s", create("lost/s"));
+      if (created.kind !== "created") throw new Error(created.kind);
+      const hub = new LiveHub(b, { maxReaders: 10, maxPerClient: 10 });
+      const woken = hub.wait(created.state.id, 30_000);
+      const admin = new SQL(cluster.url);
+      try {
+        await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+        const ended: unknown[] = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${database} AND query ILIKE 'LISTEN%'`;
+        expect(ended).toHaveLength(2);
+        expect((await a.append("lost/s", append("hello"))).kind).toBe("accepted");
+        jump = jumpMs;
+        await Bun.sleep(300);
+      } finally {
+        await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+        await admin.close();
+      }
+      expect(await woken).toBe("changed");
+      expect((await b.get("lost/s"))!.tail).toBe(5);
+    }, 60_000);
+  }
+});
+
+describe("sliding TTL renewals", () => {
+  test("a read's renewal is seen by every instance at once, and writes the stream's row only once a quarter of the TTL has passed", async () => {
+    const url = await freshDatabase();
+    let now = 1_000_000;
+    const clock = { now: () => now };
+    const [a, b] = [await open(url, clock), await open(url, clock)];
+    expect((await a.create("ttl/s", createRequest({ bucket: "ttl", name: "s", contentType: "text/plain", lifetime: { ttlSeconds: 10, expiresAtMs: null } }))).kind).toBe("created");
+    const sql = new SQL(url);
+    const row = async () => (await sql`SELECT xmin::text AS version, touched_at_ms::int AS touched FROM streams WHERE name = 's'`)[0] as { version: string; touched: number };
+    const before = await row();
+    for (const at of [1_000, 2_000]) {
+      now = 1_000_000 + at;
+      await a.renewTtl("ttl/s");
+    }
+    expect(await row()).toEqual(before);
+    now = 1_000_000 + 11_999;
+    expect((await b.get("ttl/s"))?.touchedAtMs).toBe(1_002_000);
+    now = 1_000_000 + 12_000;
+    expect(await b.get("ttl/s")).toBeUndefined();
+    await b.settle();
+    expect(await a.get("ttl/s")).toBeUndefined();
+    await sql.close();
+  }, 60_000);
+
+  test("a renewal a quarter of the TTL after the row's touch writes the row, so a crash that empties the unlogged touches loses less than that", async () => {
+    const url = await freshDatabase();
+    let now = 1_000_000;
+    const a = await open(url, { now: () => now });
+    expect((await a.create("ttl/s", createRequest({ bucket: "ttl", name: "s", contentType: "text/plain", lifetime: { ttlSeconds: 10, expiresAtMs: null } }))).kind).toBe("created");
+    const sql = new SQL(url);
+    now += 2_500;
+    await a.renewTtl("ttl/s");
+    now += 1_000;
+    await a.renewTtl("ttl/s");
+    expect(await sql`SELECT touched_at_ms::int AS touched FROM streams WHERE name = 's'`).toEqual([{ touched: 1_002_500 }]);
+    await sql`TRUNCATE stream_touches`;
+    expect((await a.get("ttl/s"))?.touchedAtMs).toBe(1_002_500);
+    await sql.close();
+  }, 60_000);
+});
+
+describe("stats", () => {
+  test("the database's size is reported, and the WAL's when the role may list pg_wal (superuser here), else 0", async () => {
+    const store = await open(await freshDatabase());
+    const stats = store.stats();
+    expect(stats.databaseBytes).toBeGreaterThan(1_000_000);
+    expect(stats.walBytes).toBeGreaterThanOrEqual(16 * 1024 * 1024);
+    const admin = new SQL(cluster.url);
+    await admin`CREATE ROLE ursa_plain LOGIN`;
+    await admin`CREATE DATABASE pgstore_plain OWNER ursa_plain`;
+    await admin.close();
+    const url = new URL(cluster.urlFor("pgstore_plain"));
+    url.username = "ursa_plain";
+    const plain = await open(url.toString());
+    expect(plain.stats().databaseBytes).toBeGreaterThan(1_000_000);
+    expect(plain.stats().walBytes).toBe(0);
+  }, 60_000);
 });

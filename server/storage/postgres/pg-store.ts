@@ -44,6 +44,7 @@ import { Notifier } from "./notify";
 import { reclaimUp } from "./reclaim";
 import { producerOf, splitKey, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
 import { migrate } from "./schema";
+import { DatabaseSizes } from "./sizes";
 import { PgUpload, SnapshotBlobs } from "./snapshots";
 import { StreamWrites } from "./stream-writes";
 
@@ -58,6 +59,8 @@ export interface PgStoreOptions {
   sweepIntervalMs?: number;
   /** Told each transaction's size and time. */
   commitObserver?: CommitObserver;
+  /** How long a snapshot reader's lease outlives its instance's last renewal (snapshots.ts). */
+  snapshotLeaseMs?: number;
 }
 
 export class PgStore implements Store {
@@ -67,9 +70,11 @@ export class PgStore implements Store {
   private readonly quotas: Quotas;
   private readonly writes: PgGroupCommit;
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
+  private readonly missedListeners: (() => void)[] = [];
   private readonly blobs: SnapshotBlobs;
   private readonly notifier: Notifier;
   private readonly listings: Listings;
+  private readonly sizes: DatabaseSizes;
   readonly connection: Connection;
   readonly introspection: PgIntrospection;
   /** Work started behind commits (reclaiming), awaited by settle(). */
@@ -85,13 +90,16 @@ export class PgStore implements Store {
     this.quotas = options.quotas ?? NO_QUOTAS;
     this.sql = new SQL({ url: options.url, max: options.poolSize ?? 10 });
     this.connection = new Connection();
-    this.blobs = new SnapshotBlobs(this.sql);
+    this.sizes = new DatabaseSizes(this.sql);
+    this.blobs = new SnapshotBlobs(this.sql, (work) => this.track(work), options.snapshotLeaseMs);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
     this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
     this.notifier = new Notifier(
       this.sql,
       (id, key) => this.remoteChange(id, key),
-      () => this.recentlyWritten(),
+      () => {
+        for (const l of this.missedListeners) l();
+      },
     );
     this.writes = new PgGroupCommit(this.sql, {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
@@ -106,7 +114,8 @@ export class PgStore implements Store {
     try {
       await migrate(store.sql);
       await store.notifier.start();
-      await store.blobs.collectLeftovers(store.now());
+      await store.blobs.collectAbandoned(store.now());
+      await store.sizes.measure();
     } catch (error) {
       await store.sql.close();
       throw error;
@@ -141,13 +150,6 @@ export class PgStore implements Store {
     // "retained" is the change the live layer answers by re-reading from the reader's position
     // (live/hub.ts wakes the stream's readers as "changed"); no bytes are carried.
     else this.tell([{ kind: "retained", state }]);
-  }
-
-  /** Re-reads, as if notified, the streams written or closed in the last minute (notify.ts). */
-  private async recentlyWritten(): Promise<void> {
-    const rows: { id: string; bucket: string; name: string }[] = await this.sql`SELECT id, bucket, name FROM streams
-      WHERE GREATEST(last_write_at_ms, touched_at_ms) >= ${this.now() - 60_000} LIMIT 10000`;
-    for (const r of rows) await this.remoteChange(Number(r.id), `${r.bucket}/${r.name}`);
   }
 
   private track(work: Promise<void>): void {
@@ -209,11 +211,22 @@ export class PgStore implements Store {
     return rows.map(producerOf).filter(([, entry]) => isRemembered(entry, clock));
   }
 
-  /** Sliding TTL (spec §7.1): written at once, since any instance may be the next to read it. */
+  /**
+   * Sliding TTL (spec §7.1), renewed at once, since any instance may be the next to read it, but
+   * in one statement that costs no durable write in the common case: a stream without a TTL is
+   * not written; one with a TTL gets its touch in the unlogged stream_touches (schema step 3),
+   * and its own row only once a quarter of the TTL has passed since its row was last touched. So
+   * a database crash shortens a stream's life by at most a quarter of its TTL, as the SQLite
+   * engine's deferred touches do (storage/ttl-touches.ts), and expiry is otherwise exact.
+   */
   async renewTtl(key: string): Promise<void> {
     const { bucket, name } = splitKey(key);
-    await this.sql`UPDATE streams SET touched_at_ms = GREATEST(touched_at_ms, ${this.now()})
-      WHERE bucket = ${bucket} AND name = ${name} AND ttl_s IS NOT NULL AND NOT soft_deleted`;
+    const now = this.now();
+    await this.sql`WITH s AS (SELECT id, touched_at_ms, ttl_s FROM streams WHERE bucket = ${bucket} AND name = ${name} AND ttl_s IS NOT NULL AND NOT soft_deleted),
+      durable AS (UPDATE streams SET touched_at_ms = GREATEST(streams.touched_at_ms, ${now}) FROM s
+        WHERE streams.id = s.id AND ${now} - s.touched_at_ms >= s.ttl_s * 250 RETURNING streams.id)
+      INSERT INTO stream_touches (stream_id, touched_at_ms) SELECT id, ${now} FROM s WHERE NOT EXISTS (SELECT 1 FROM durable)
+      ON CONFLICT (stream_id) DO UPDATE SET touched_at_ms = GREATEST(stream_touches.touched_at_ms, EXCLUDED.touched_at_ms)`;
   }
 
   async attrs(state: StreamState): Promise<string | null> {
@@ -410,11 +423,16 @@ export class PgStore implements Store {
   }
 
   stats(): StoreStats {
-    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, damagedReads: 0, damagedStreams: 0, databaseBytes: 0, walBytes: 0, reserveBytes: 0 };
+    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, damagedReads: 0, damagedStreams: 0, databaseBytes: this.sizes.databaseBytes, walBytes: this.sizes.walBytes, reserveBytes: 0 };
   }
 
   onChange(listener: (changes: StreamChange[]) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Told when this instance's LISTEN is back after its connection dropped (notify.ts). */
+  onMissedChanges(listener: () => void): void {
+    this.missedListeners.push(listener);
   }
 
   /** Resolves once what was started behind commits (reclaiming rows and blobs) is done. */
@@ -425,6 +443,7 @@ export class PgStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.blobs.stopRenewing();
     await this.writes.drain();
     this.closing = true;
     await this.settle();
@@ -448,6 +467,8 @@ export class PgStore implements Store {
 
   private async sweep(): Promise<void> {
     for (const key of await this.listings.expired(100)) this.reap(key);
+    await this.blobs.collectAbandoned(this.now());
+    await this.sizes.measure();
   }
 }
 

@@ -32,9 +32,15 @@ export interface StreamRow {
   snapshot: SnapshotMeta | null;
 }
 
+/**
+ * A row's last touch: the later of its own (written by writes, and by a read once a quarter of
+ * the TTL has passed) and the read renewal in stream_touches (schema step 3). GREATEST skips nulls.
+ */
+export const TOUCHED = "GREATEST(touched_at_ms, (SELECT t.touched_at_ms FROM stream_touches t WHERE t.stream_id = streams.id))";
+
 /** The columns a state is built from (attrs themselves are read on demand). */
 export const STREAM_COLUMNS = `id, bucket, name, incarnation, content_type, tail, message_count, closed, closed_by, last_seq,
-  ttl_s, expires_at_ms, touched_at_ms, created_at_ms, last_write_at_ms, fork_source_key, fork_source_id, fork_offset,
+  ttl_s, expires_at_ms, ${TOUCHED} AS touched_at_ms, created_at_ms, last_write_at_ms, fork_source_key, fork_source_id, fork_offset,
   fork_sub_offset, soft_deleted, fork_refs, attrs_version, attrs IS NOT NULL AS has_attrs, retained, snapshot`;
 
 const num = (v: string | number) => Number(v);

@@ -97,6 +97,30 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (blob_id, idx)
   );
   `,
+  // 2: snapshot leases. A reader's hold on a blob, visible to every instance (snapshots.ts): the
+  // collector skips a blob with a live lease. The deadline is the database's clock, so instances'
+  // clocks need not agree; a lease its dying instance stopped renewing runs out by itself.
+  `
+  CREATE TABLE snapshot_leases (
+    instance uuid NOT NULL,
+    reader bigint NOT NULL,
+    blob_id bigint NOT NULL,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (instance, reader)
+  );
+  CREATE INDEX snapshot_leases_blob ON snapshot_leases (blob_id);
+  CREATE INDEX snapshot_blobs_unreferenced ON snapshot_blobs (id) WHERE refs <= 0;
+  `,
+  // 3: read renewals of a sliding TTL (spec §7.1) land here, not in the stream's row (pg-store.ts
+  // renewTtl). UNLOGGED: a write that makes no WAL and waits for no fsync, yet is visible to every
+  // instance at once, so expiry stays exact across them. A database crash empties the table; the
+  // stream's own touched_at_ms, written at least once a quarter of the TTL, is then what counts.
+  `
+  CREATE UNLOGGED TABLE stream_touches (
+    stream_id bigint PRIMARY KEY,
+    touched_at_ms bigint NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

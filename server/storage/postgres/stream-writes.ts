@@ -232,7 +232,7 @@ export class StreamWrites {
 
   private async hardDelete(state: StreamState): Promise<void> {
     await this.sql`DELETE FROM msgs WHERE stream_id = ${state.id}`;
-    await this.sql`DELETE FROM producers WHERE stream_id = ${state.id}`;
+    await this.sql`WITH touch AS (DELETE FROM stream_touches WHERE stream_id = ${state.id}) DELETE FROM producers WHERE stream_id = ${state.id}`;
     await this.sql`DELETE FROM streams WHERE id = ${state.id}`;
     if (!state.softDeleted) await this.sql`UPDATE buckets SET stream_count = stream_count - 1 WHERE bucket_id = ${state.bucket}`;
     await this.releaseSnapshot(state);
