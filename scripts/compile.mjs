@@ -28,6 +28,7 @@ export function compile({ outfile, target, runtime }) {
     ...(runtime ? [`--compile-executable-path=${runtime}`] : []),
     "server/main.ts",
     "server/storage/checkpointer.ts",
+    "server/storage/snapshot-read-thread.ts",
     "server/storage/integrity-check.ts",
     "--asset",
     "web/dist",

@@ -119,6 +119,7 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
         path: dataPath,
         sync: config.sync,
         checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
+        snapshotReaderUrl: new URL("./storage/snapshot-read-thread.ts", import.meta.url),
         integrityCheckUrl: new URL("./storage/integrity-check.ts", import.meta.url),
         reserveBytes: config.diskReserveMb * 1024 * 1024,
         log: (level, message, fields) => log.log(level, message, fields),

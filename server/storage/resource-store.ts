@@ -18,14 +18,17 @@ import type { MessageLog } from "./message-log";
 import type { Pins } from "./pins";
 import { Reclaimer } from "./reclaimer";
 import type { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
+import type { SnapshotReads } from "./snapshot-reads";
 import type { AttrsOutcome, BatchOutcome, BatchRequest, PublishOutcome, RetentionOutcome, SnapshotReader, SnapshotUpload } from "./store";
 import type { StreamTx } from "./stream-tx";
 import { failureOf } from "./write-health";
 
 export interface ResourceDeps {
   db: Database;
-  /** Where snapshot chunks are read: a second connection without a memory map, on disk. */
+  /** A second connection without a memory map, on disk: snapshot flags, and chunks in memory. */
   reader: Database;
+  /** On disk, where snapshot chunks are read: a thread of their own (snapshot-read-thread.ts). */
+  chunkReads: SnapshotReads | undefined;
   log: MessageLog;
   attrs: AttrsTable;
   blobs: SnapshotBlobs;
@@ -130,12 +133,27 @@ export class ResourceStore {
   }
 
   openSnapshot(meta: SnapshotMeta): SnapshotReader {
-    const { blobs, pins } = this.d;
+    const { blobs, pins, chunkReads } = this.d;
     pins.pin(meta.blobId);
     let held = true;
+    const chunks = blobs.chunkCount(meta);
+    // On the read thread, the chunk after the one asked for is read ahead while this one is
+    // written out: readers take chunks in order (bootstrap, snapshot GET). One read ahead is at
+    // most one more chunk (1 MiB) in memory.
+    let ahead: { index: number; read: Promise<Uint8Array> } | undefined;
+    const read = (index: number): Promise<Uint8Array> => {
+      const next = ahead?.index === index ? ahead.read : chunkReads!.chunk(meta.blobId, index);
+      ahead = undefined;
+      if (index + 1 < chunks && held) {
+        ahead = { index: index + 1, read: chunkReads!.chunk(meta.blobId, index + 1) };
+        // Not taken if the reader stops first (the client went); its failure then matters to no one.
+        ahead.read.catch(() => {});
+      }
+      return next;
+    };
     return {
-      chunks: blobs.chunkCount(meta),
-      chunk: async (index) => blobs.chunk(meta.blobId, index),
+      chunks,
+      chunk: chunkReads ? read : async (index) => blobs.chunk(meta.blobId, index),
       mentionsBoundary: blobs.mentionsBoundary(meta.blobId),
       release() {
         if (!held) return;

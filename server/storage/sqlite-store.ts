@@ -21,6 +21,7 @@ import { SqliteBuckets } from "./buckets";
 import type { DatabaseLock } from "./database-lock";
 import type { CheckpointerMessage } from "./checkpointer";
 import { Checkpoints } from "./checkpoints";
+import { SnapshotReads } from "./snapshot-reads";
 import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
 import { FullDisk, watchSpace } from "./full-disk";
 import { GroupCommit, type CommitObserver } from "./group-commit";
@@ -79,6 +80,8 @@ export interface SqliteStoreOptions {
    * the entry module (main.ts), the only location the bundle keeps.
    */
   checkpointerUrl?: URL;
+  /** The snapshot read thread's entry point, given as `checkpointerUrl` is. */
+  snapshotReaderUrl?: URL;
   /** How often the checkpoint thread copies the WAL into the database file (checkpoints.ts). */
   checkpointEveryMs?: number;
   /** How often deferred index and summary rows are written (message-log.ts). */
@@ -130,6 +133,7 @@ export class SqliteStore implements Store {
   private readonly resources: ResourceStore;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly checkpoints: Checkpoints | undefined;
+  private readonly chunkReads: SnapshotReads | undefined;
   /** Held for the store's whole life; dropping the reference would let GC release the lock. */
   private readonly lock: DatabaseLock | undefined;
   /** What the single-process lock is (database-lock.ts), for the start-up log; none in memory. */
@@ -189,8 +193,10 @@ export class SqliteStore implements Store {
       this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
       this.buckets = new SqliteBuckets({ db: this.db, st: this.st, quotas: options.quotas ?? NO_QUOTAS, now: this.now, streamCounts: this.streamCounts, durableCounts: this.durableCounts, live: (tx, key) => this.tx.live(tx, key) });
       this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
-      // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts).
+      // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts),
+      // and chunks read on a thread of their own (snapshot-read-thread.ts).
       const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
+      this.chunkReads = onDisk ? new SnapshotReads(options.snapshotReaderUrl ?? new URL("./snapshot-read-thread.ts", import.meta.url), options.path) : undefined;
       const attrs = new AttrsTable(this.db);
       const blobs = new SnapshotBlobs(this.db, reader);
       const pins = new Pins();
@@ -247,6 +253,7 @@ export class SqliteStore implements Store {
       this.resources = new ResourceStore({
         db: this.db,
         reader,
+        chunkReads: this.chunkReads,
         log: this.log,
         attrs,
         blobs,
@@ -264,6 +271,7 @@ export class SqliteStore implements Store {
       if (onDisk && options.integrityCheckUrl !== false) this.integrityCheck = checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), options.path, this.health, log);
     } catch (error) {
       void this.checkpoints?.close();
+      void this.chunkReads?.close();
       this.db.close();
       this.lock?.release();
       throw error;
@@ -615,6 +623,7 @@ export class SqliteStore implements Store {
       });
     }
     await this.checkpoints?.close();
+    await this.chunkReads?.close();
     this.resources.close();
     this.db.close();
     this.lock?.release();
