@@ -6,6 +6,7 @@ import type { Page, StreamSummary } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { parseListQuery } from "./list-query";
 import { parseBucketId } from "./paths";
+import { nextReadTurn } from "./read-turns";
 
 export async function streamPage(
   deps: AppDeps,
@@ -18,5 +19,9 @@ export async function streamPage(
   const query = parseListQuery(url, defaultLimit);
   if (!query.ok) return query.error;
   if (!(await deps.store.hasBucket(bucket.value))) return protocolError("BUCKET_NOT_FOUND", "bucket not found");
+  // A page of 1,000 is a millisecond or two of the event loop, and with it comes its 230 KB answer:
+  // eight listings arriving together ran in one pass, and a HEAD behind them waited for all eight
+  // (p50 14-26 ms, p99 36-257 ms). Taking a read turn, listings run one per pass (read-turns.ts).
+  await nextReadTurn();
   return { bucket: bucket.value, prefix: query.value.prefix, page: await deps.store.listStreams(bucket.value, query.value) };
 }

@@ -1,0 +1,34 @@
+// A listing page takes a read turn (read-turns.ts), so several listings run one per pass of the
+// event loop and a request arriving between them is read after at most one page.
+
+import { expect, test } from "bun:test";
+import { harness } from "../testing/app-harness";
+
+test("listing pages run one per pass of the event loop, with other work between any two", async () => {
+  const h = harness();
+  try {
+    for (const name of ["a", "b", "c"]) expect((await h.request("PUT", `/page-turns/${name}`, { headers: { "content-type": "text/plain" } })).status).toBe(201);
+    const events: string[] = [];
+    let counting = true;
+    const count = () => {
+      if (!counting) return;
+      events.push("pass");
+      setImmediate(count);
+    };
+    setImmediate(count);
+    const list = async (name: string) => {
+      const r = await h.request("GET", `/page-turns/streams?limit=2`);
+      expect(r.status).toBe(200);
+      expect(((await r.json()) as { streams: { stream_id: string }[] }).streams.map((s) => s.stream_id)).toEqual(["a", "b"]);
+      events.push(name);
+    };
+    await Promise.all([list("x"), list("y"), list("z")]);
+    counting = false;
+    const pages = events.filter((e) => e !== "pass");
+    expect(pages.sort()).toEqual(["x", "y", "z"]);
+    // Each page is answered after a pass of the other work, and no two in the same pass.
+    for (let i = 0; i < events.length; i++) if (events[i] !== "pass") expect(events[i - 1]).toBe("pass");
+  } finally {
+    await h.close();
+  }
+});
