@@ -1,8 +1,9 @@
 // The conditional-write rules of the seed, one test (at least) per bullet, on the pure decision.
 
 import { describe, expect, test } from "bun:test";
-import { applyAppend, decideAppend, producerAfter, type AppendDecision, type AppendRequest } from "./append";
+import { applyAppend, decideAppend, type AppendDecision, type AppendRequest } from "./append";
 import { DEFAULT_PRODUCER_LIMITS } from "./producer";
+import { ProducerTable } from "./producer-table";
 import { producer, streamState } from "./testing-state";
 import type { StreamState } from "./state";
 
@@ -22,12 +23,7 @@ const decide = (state: StreamState | undefined, r: AppendRequest) => decideAppen
 /** Decide and, when accepted, apply: what the store does inside its transaction. */
 function run(state: StreamState, r: AppendRequest): { decision: AppendDecision; state: StreamState } {
   const decision = decide(state, r);
-  if (decision.kind !== "accepted") return { decision, state };
-  const next = applyAppend(state, decision.effect, 1);
-  const { effect } = decision;
-  if (!effect.producer) return { decision, state: next };
-  const producers = new Map(state.producers).set(effect.producer.id, producerAfter({ ...effect, producer: effect.producer }, 1));
-  return { decision, state: { ...next, producers } };
+  return { decision, state: decision.kind === "accepted" ? applyAppend(state, decision.effect, 1) : state };
 }
 
 describe("Stream-Seq on appends [SEED]", () => {
@@ -62,7 +58,7 @@ describe("Stream-Seq on appends [SEED]", () => {
     expect(r.state.lastSeq).toBe("005");
   });
   test("[SEED] a refused append commits nothing: no bytes, no Stream-Seq, no producer progress, no TTL renewal", () => {
-    const s = streamState({ lastSeq: "005", producers: new Map([["p", producer(1, 3)]]), ttlSeconds: 60, touchedAtMs: 0 });
+    const s = streamState({ lastSeq: "005", producers: ProducerTable.from([["p", producer(1, 3)]]), ttlSeconds: 60, touchedAtMs: 0 });
     const r = run(s, req({ streamSeq: "001", producer: P("p", 1, 4) }));
     expect(r.decision.kind).toBe("error");
     expect(r.state).toBe(s);
@@ -70,7 +66,7 @@ describe("Stream-Seq on appends [SEED]", () => {
 });
 
 describe("producer interplay [SEED]", () => {
-  const withP = (lastSeq = 3, lastNext = 10) => streamState({ lastSeq: "009", tail: 10, producers: new Map([["p", producer(1, lastSeq, 5, lastNext)]]) });
+  const withP = (lastSeq = 3, lastNext = 10) => streamState({ lastSeq: "009", tail: 10, producers: ProducerTable.from([["p", producer(1, lastSeq, 5, lastNext)]]) });
 
   test("[SEED] deduplication runs first: a retry is a duplicate, not a 409, though its Stream-Seq is no longer greater", () => {
     const d = decide(withP(), req({ streamSeq: "009", producer: P("p", 1, 3) }));
@@ -117,14 +113,14 @@ describe("producer interplay [SEED]", () => {
     if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
   });
   test("a retry of the write that closed the stream is a duplicate with Stream-Closed, not a 409", () => {
-    const s = streamState({ closed: true, producers: new Map([["p", producer(1, 3)]]) });
+    const s = streamState({ closed: true, producers: ProducerTable.from([["p", producer(1, 3)]]) });
     expect(decide(s, req({ producer: P("p", 1, 3), close: true }))).toMatchObject({ kind: "duplicate", closed: true });
   });
 });
 
 describe("Stream-Incarnation on appends [SEED]", () => {
   test("a 403 or 409 about the stream carries its current token, so a client can tell which stream refused", () => {
-    const s = streamState({ incarnation: "200", lastSeq: "009", producers: new Map([["p", producer(2, 0)]]) });
+    const s = streamState({ incarnation: "200", lastSeq: "009", producers: ProducerTable.from([["p", producer(2, 0)]]) });
     expect(decide(s, req({ streamSeq: "001" }))).toMatchObject({ code: "STREAM_SEQ_CONFLICT", context: { incarnation: "200" } });
     expect(decide(s, req({ producer: P("p", 1, 0) }))).toMatchObject({ code: "PRODUCER_EPOCH_STALE", context: { incarnation: "200" } });
   });
@@ -157,7 +153,7 @@ describe("producer lifetime and limit (spec §5.3 [NEW], §5.1 Phase B step 5)",
   const HOUR = 3_600_000;
   const limits = { idleTtlMs: 7 * 24 * HOUR, maxPerStream: 2 };
   const at = (updatedAtMs: number, epoch = 0, lastSeq = 4) => ({ ...producer(epoch, lastSeq), updatedAtMs });
-  const withProducers = (entries: [string, ReturnType<typeof at>][]) => streamState({ producers: new Map(entries) });
+  const withProducers = (entries: [string, ReturnType<typeof at>][]) => streamState({ producers: ProducerTable.from(entries) });
   const decideAt = (state: StreamState, r: AppendRequest, nowMs: number, l = limits) => decideAppend(state, r, { nowMs, limits: l });
 
   test("a producer idle for the idle limit is forgotten: it must restart at seq 0, in any epoch", () => {

@@ -141,12 +141,15 @@ function duplicateOf(p: ProducerState, tuple: ProducerTuple, state: StreamState)
 }
 
 /**
- * The state after an accepted append commits. Producer state is not part of it: a stream may
- * have thousands of producers, so the store updates its table in place (see producerAfter).
+ * The state after an accepted append commits, its producer table included: the entry it evicts
+ * goes, its producer's is set (a new table; the state's own is left as it was).
  */
 export function applyAppend(state: StreamState, effect: AppendEffect, nowMs: number): StreamState {
+  let producers = effect.evicts === null ? state.producers : state.producers.without(effect.evicts);
+  if (effect.producer) producers = producers.with(effect.producer.id, producerAfter({ ...effect, producer: effect.producer }, nowMs));
   return {
     ...state,
+    producers,
     tail: effect.start + effect.bytes,
     messageCount: state.messageCount + effect.messages.length,
     closed: state.closed || effect.close,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { hasExpired, planDelete } from "./delete";
+import { ProducerTable } from "./producer-table";
 import { producer, streamState } from "./testing-state";
 import type { StreamState } from "./state";
 
@@ -13,10 +14,10 @@ describe("planDelete (spec §7.4)", () => {
   });
 
   test("a stream live forks read is soft-deleted: its producers, attributes and snapshot go, its bytes stay", () => {
-    const s = streamState({ forkRefs: 2, attrsId: 7, producers: new Map([["p", producer(1, 3)]]), snapshot: { blobId: 4, offset: 5, contentType: "text/plain", digest: "d", size: 1 } });
+    const s = streamState({ forkRefs: 2, attrsId: 7, producers: ProducerTable.from([["p", producer(1, 3)]]), snapshot: { blobId: 4, offset: 5, contentType: "text/plain", digest: "d", size: 1 } });
     const plan = planDelete(s, []);
     expect(plan.soft).toBe(true);
-    expect(plan.effects).toEqual([{ kind: "soft-delete", state: s, next: { ...s, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null } }]);
+    expect(plan.effects).toEqual([{ kind: "soft-delete", state: s, next: { ...s, softDeleted: true, producers: ProducerTable.EMPTY, attrsId: null, snapshot: null } }]);
     // The state handed in is a value the caller keeps: never changed in place.
     expect(s.producers.size).toBe(1);
   });

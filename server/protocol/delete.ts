@@ -8,6 +8,7 @@
 // soft-deleted source takes the source with it, and so on up the chain.
 
 import { isExpired } from "./lifetime";
+import { ProducerTable } from "./producer-table";
 import type { StreamState } from "./state";
 
 export type DeleteEffect =
@@ -37,7 +38,7 @@ export interface DeletePlan {
  */
 export function planDelete(state: StreamState, sources: readonly (StreamState | undefined)[]): DeletePlan {
   if (state.forkRefs > 0) {
-    const next: StreamState = { ...state, softDeleted: true, producers: new Map(), attrsId: null, snapshot: null };
+    const next: StreamState = { ...state, softDeleted: true, producers: ProducerTable.EMPTY, attrsId: null, snapshot: null };
     return { soft: true, effects: [{ kind: "soft-delete", state, next }] };
   }
   const effects: DeleteEffect[] = [{ kind: "hard-delete", state }];

@@ -18,10 +18,6 @@ describe("a new stream (spec §2.5, §7.4)", () => {
     // Only the link: subBytes and the like are the engine's to apply.
     expect(Object.keys(s.fork!).sort()).toEqual(["offset", "sourceId", "sourceKey", "subOffset"]);
   });
-
-  test("each state is its own: no producer table is shared between two new streams", () => {
-    expect(initialState(plan(), "1", 0).producers).not.toBe(initialState(plan(), "2", 0).producers);
-  });
 });
 
 describe("a PUT's body as the first append (spec §2.5)", () => {

@@ -5,6 +5,7 @@
 import type { AppendEffect } from "./append";
 import type { CreatePlan } from "./create";
 import { nextIncarnation } from "./incarnation";
+import { ProducerTable } from "./producer-table";
 import type { StreamState } from "./state";
 
 /**
@@ -46,7 +47,7 @@ export function initialState(plan: CreatePlan, incarnation: string, nowMs: numbe
     attrsId: null,
     retained: fork?.retained ?? 0,
     snapshot: fork?.snapshot ?? null,
-    producers: new Map(),
+    producers: ProducerTable.EMPTY,
   };
 }
 

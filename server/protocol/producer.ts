@@ -1,6 +1,7 @@
 // Idempotent producers (spec §5.3): header syntax and the decision table.
 
 import { fail, ok, type Parsed } from "./errors";
+import type { ProducerTable } from "./producer-table";
 
 export interface ProducerTuple {
   id: string;
@@ -72,7 +73,7 @@ export function isRemembered(entry: ProducerState, clock: ProducerClock): boolea
 }
 
 /** The producer's entry, unless it is missing or forgotten. */
-export function rememberedProducer(table: Map<string, ProducerState>, id: string, clock: ProducerClock): ProducerState | undefined {
+export function rememberedProducer(table: ProducerTable, id: string, clock: ProducerClock): ProducerState | undefined {
   const entry = table.get(id);
   return entry !== undefined && isRemembered(entry, clock) ? entry : undefined;
 }
@@ -85,7 +86,7 @@ export type Admission = { kind: "room" } | { kind: "evict"; id: string } | { kin
  * been idle an hour (or is forgotten, under a shorter idle limit). A table over the limit (the
  * limit was lowered) never grows, and shrinks one entry per new producer.
  */
-export function admitProducer(table: Map<string, ProducerState>, id: string, clock: ProducerClock): Admission {
+export function admitProducer(table: ProducerTable, id: string, clock: ProducerClock): Admission {
   if (table.size < clock.limits.maxPerStream || table.has(id)) return { kind: "room" };
   let oldestId = "";
   let oldestAt = Infinity;

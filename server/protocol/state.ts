@@ -1,9 +1,9 @@
-// What the server knows about one incarnation of a stream (spec §1.9). Values, never mutated
-// (except the producer table, see below): a write produces a new state, which the store
-// installs only after its transaction commits.
+// What the server knows about one incarnation of a stream (spec §1.9). Values, never mutated: a
+// write produces a new state, which the store installs only after its transaction commits.
 
 import type { LifetimeState } from "./lifetime";
-import type { ProducerState, ProducerTuple } from "./producer";
+import type { ProducerTuple } from "./producer";
+import type { ProducerTable } from "./producer-table";
 
 export interface ForkLink {
   /** Path key (`bucket/stream`) and row id of the source incarnation. */
@@ -51,11 +51,8 @@ export interface StreamState extends LifetimeState {
   /** The retained floor (spec §7.2): the earliest readable byte, always a message boundary. */
   retained: number;
   snapshot: SnapshotMeta | null;
-  /**
-   * Shared by every state value of one incarnation and updated in place by the store (with an
-   * undo log for a transaction that rolls back), so an append never copies thousands of entries.
-   */
-  producers: Map<string, ProducerState>;
+  /** A persistent table: a write makes a new one, sharing most of this one (producer-table.ts). */
+  producers: ProducerTable;
 }
 
 export const streamKey = (bucket: string, name: string) => `${bucket}/${name}`;

@@ -2,6 +2,7 @@
 
 import type { CreatePlan, CreateRequest } from "./create";
 import type { ProducerState } from "./producer";
+import { ProducerTable } from "./producer-table";
 import type { StreamState } from "./state";
 
 export function streamState(overrides: Partial<StreamState> = {}): StreamState {
@@ -27,7 +28,7 @@ export function streamState(overrides: Partial<StreamState> = {}): StreamState {
     attrsId: null,
     retained: 0,
     snapshot: null,
-    producers: new Map(),
+    producers: ProducerTable.EMPTY,
     ...overrides,
   };
 }

@@ -1,6 +1,5 @@
 // One transaction's view of the streams, layered over what is pending and what is durable.
 
-import type { ProducerState } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
 import { LogWrites } from "./message-log";
 import type { StreamChange } from "./store";
@@ -11,7 +10,8 @@ const SMALL_BATCH_BYTES = 16 * 1024;
 
 /**
  * One transaction's view: its own changes, over those of transactions committed but not yet
- * durable, over the durable cache that readers see.
+ * durable, over the durable cache that readers see. Its changes are new state values (producer
+ * tables included, producer-table.ts) held here alone, so a rollback just drops the batch.
  */
 export class Batch {
   readonly overlay = new Map<string, StreamState | null>();
@@ -64,22 +64,4 @@ export class Batch {
   remove(key: string): void {
     this.overlay.set(key, null);
   }
-  /**
-   * Sets (or, given undefined, removes) a producer's entry in place, remembering the old one in
-   * case the transaction rolls back.
-   */
-  setProducer(table: Map<string, ProducerState>, id: string, entry: ProducerState | undefined): void {
-    this.undo.push({ table, id, previous: table.get(id) });
-    if (entry === undefined) table.delete(id);
-    else table.set(id, entry);
-  }
-  rollback(): void {
-    for (let i = this.undo.length - 1; i >= 0; i--) {
-      const u = this.undo[i]!;
-      if (u.previous === undefined) u.table.delete(u.id);
-      else u.table.set(u.id, u.previous);
-    }
-    this.undo.length = 0;
-  }
-  private readonly undo: { table: Map<string, ProducerState>; id: string; previous: ProducerState | undefined }[] = [];
 }

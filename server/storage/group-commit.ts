@@ -13,10 +13,8 @@ export interface Transactional<Tx> {
   begin: Statement;
   commit: Statement;
   rollback: Statement;
-  /** A fresh overlay for one transaction. */
+  /** A fresh overlay for one transaction; a rollback drops it, so it must change nothing in place. */
   open(): Tx;
-  /** Undo whatever the overlay changed in place, after a rollback. */
-  abort(tx: Tx): void;
   /** Runs last inside the transaction, e.g. to write each changed row once however many writes touched it. */
   finish(tx: Tx): void;
   /** After COMMIT, before it is durable: later transactions must see this one's effects. */
@@ -162,7 +160,6 @@ export class GroupCommit<Tx> {
       } catch {
         // Already rolled back by SQLite itself.
       }
-      this.target.abort(tx);
       if (ops.length === 1) {
         this.target.failed(error);
         ops[0]!.reject(error);

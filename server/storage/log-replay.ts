@@ -21,14 +21,15 @@ export interface LogRow {
   at_ms: number | null;
 }
 
-/** The state after `row`; the producer table is updated in place. */
+/** The state after `row`. */
 export function replayRow(state: StreamState, row: LogRow): StreamState {
   const end = row.start + row.len;
   const at = row.at_ms ?? state.touchedAtMs;
+  let producers = state.producers;
   if (row.producer_id !== null && row.producer_epoch !== null && row.producer_seq !== null) {
-    const known = state.producers.get(row.producer_id);
+    const known = producers.get(row.producer_id);
     if (!known || newer(row.producer_epoch, row.producer_seq, known)) {
-      state.producers.set(row.producer_id, {
+      producers = producers.with(row.producer_id, {
         epoch: row.producer_epoch,
         lastSeq: row.producer_seq,
         lastStart: row.seg,
@@ -39,6 +40,7 @@ export function replayRow(state: StreamState, row: LogRow): StreamState {
   }
   return {
     ...state,
+    producers,
     tail: Math.max(state.tail, end),
     messageCount: Math.max(state.messageCount, row.n ?? 0),
     lastSeq: row.stream_seq !== null && streamSeqAccepts(state.lastSeq, row.stream_seq) ? row.stream_seq : state.lastSeq,

@@ -1,7 +1,7 @@
 // Prepared statements and the mapping between `streams` rows and StreamState values.
 
 import type { Database, Statement } from "bun:sqlite";
-import type { ProducerState } from "../protocol/producer";
+import type { ProducerTable } from "../protocol/producer-table";
 import type { StreamState } from "../protocol/state";
 
 export interface StreamRow {
@@ -48,7 +48,7 @@ export interface ProducerRow {
   updated_at_ms: number;
 }
 
-export function rowToState(row: LoadedStreamRow, producers: Map<string, ProducerState>, forkRefs: number): StreamState {
+export function rowToState(row: LoadedStreamRow, producers: ProducerTable, forkRefs: number): StreamState {
   return {
     id: row.id,
     bucket: row.bucket,

@@ -2,26 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { CreateRequest } from "../protocol/create";
 import { createRequest } from "../protocol/testing-state";
-import { Batch } from "./batch";
 import { inTempDir } from "../testing/temp-dir";
 import { DatabaseInUseError } from "./database-lock";
 import { SqliteStore } from "./sqlite-store";
-import { StreamCache } from "./stream-cache";
 
 const create = (name: string, overrides: Partial<CreateRequest> = {}) =>
   createRequest({ bucket: "store-t", name, contentType: "text/plain", ...overrides });
 const bytes = (s: string) => new TextEncoder().encode(s);
-
-describe("Batch", () => {
-  test("a rolled-back transaction restores every producer entry it changed in place", () => {
-    const table = new Map([["a", { epoch: 1, lastSeq: 1, lastStart: 0, lastNext: 1, updatedAtMs: 0 }]]);
-    const batch = new Batch(new Map(), new StreamCache({ load: () => undefined, pinned: () => false, evicted: () => {} }));
-    batch.setProducer(table, "a", { epoch: 1, lastSeq: 2, lastStart: 1, lastNext: 2, updatedAtMs: 1 });
-    batch.setProducer(table, "b", { epoch: 0, lastSeq: 0, lastStart: 2, lastNext: 3, updatedAtMs: 1 });
-    batch.rollback();
-    expect([...table]).toEqual([["a", { epoch: 1, lastSeq: 1, lastStart: 0, lastNext: 1, updatedAtMs: 0 }]]);
-  });
-});
 
 describe("SqliteStore on disk", () => {
   test("everything acknowledged is there after reopening: bytes, Stream-Seq, producers, closure, incarnation", async () => {

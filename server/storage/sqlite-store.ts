@@ -223,7 +223,6 @@ export class SqliteStore implements Store {
         commit: this.st.commit,
         rollback: this.st.rollback,
         open: () => new Batch(this.pending, this.cache),
-        abort: (batch) => batch.rollback(),
         finish: (batch) => {
           for (const [key, full] of batch.dirty) {
             const state = batch.overlay.get(key);

@@ -4,6 +4,7 @@
 
 import type { Database, Statement } from "bun:sqlite";
 import type { ProducerState } from "../protocol/producer";
+import { ProducerTable } from "../protocol/producer-table";
 import type { StreamState } from "../protocol/state";
 import { rowToState, type LoadedStreamRow, type ProducerRow, type StreamRow } from "./rows";
 
@@ -39,12 +40,12 @@ export class StateLoader {
   }
 
   private toState(row: Row): StreamState {
-    const producers = new Map<string, ProducerState>();
+    const producers: [string, ProducerState][] = [];
     for (const p of this.producers.iterate(row.id)) {
-      producers.set(p.producer_id, { epoch: p.epoch, lastSeq: p.last_seq, lastStart: p.last_start, lastNext: p.last_next, updatedAtMs: p.updated_at_ms });
+      producers.push([p.producer_id, { epoch: p.epoch, lastSeq: p.last_seq, lastStart: p.last_start, lastNext: p.last_next, updatedAtMs: p.updated_at_ms }]);
     }
     const blob = row.snapshot_blob_id === null ? null : this.blob.get(row.snapshot_blob_id);
     const loaded: LoadedStreamRow = { ...row, snapshot_type: blob?.snapshot_type ?? null, snapshot_digest: blob?.snapshot_digest ?? null, snapshot_size: blob?.snapshot_size ?? null };
-    return rowToState(loaded, producers, row.fork_refs);
+    return rowToState(loaded, ProducerTable.from(producers), row.fork_refs);
   }
 }

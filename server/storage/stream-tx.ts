@@ -4,7 +4,7 @@
 // floor, a deleted stream's rows) is handed to the reclaimer only once the transaction is durable
 // (Batch.onDurable).
 
-import { applyAppend, producerAfter, type AppendEffect } from "../protocol/append";
+import { applyAppend, type AppendEffect } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
 import type { CreatePlan } from "../protocol/create";
 import { createAppend, initialState, mintIncarnation } from "../protocol/new-stream";
@@ -155,12 +155,8 @@ export class StreamTx {
     // them in first.
     const letGo = effect.evicts ?? (effect.restartsForgotten ? effect.producer!.id : null);
     if (letGo !== null && log.defers(tx, state.id, letGo)) log.materialize(tx);
-    if (effect.evicts !== null) {
-      tx.setProducer(next.producers, effect.evicts, undefined);
-      st.deleteProducer.run(next.id, effect.evicts);
-    }
-    const producer = effect.producer && producerAfter({ ...effect, producer: effect.producer }, now);
-    if (producer) tx.setProducer(next.producers, effect.producer!.id, producer);
+    if (effect.evicts !== null) st.deleteProducer.run(next.id, effect.evicts);
+    const producer = effect.producer && next.producers.get(effect.producer.id);
     if (effect.messages.length > 0) {
       log.write(tx, key, next, effect, now);
       tx.appendedBytes += effect.bytes;

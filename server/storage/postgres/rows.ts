@@ -2,6 +2,7 @@
 // client (they may pass 2^53); every offset and count ursa stores is below 2^53, so Number is exact.
 
 import type { ProducerState } from "../../protocol/producer";
+import { ProducerTable } from "../../protocol/producer-table";
 import type { SnapshotMeta, StreamState } from "../../protocol/state";
 
 export interface StreamRow {
@@ -46,7 +47,7 @@ export const STREAM_COLUMNS = `id, bucket, name, incarnation, content_type, tail
 const num = (v: string | number) => Number(v);
 const opt = (v: string | number | null) => (v === null ? null : Number(v));
 
-export function stateOf(row: StreamRow, producers: Map<string, ProducerState> = new Map()): StreamState {
+export function stateOf(row: StreamRow, producers: ProducerTable = ProducerTable.EMPTY): StreamState {
   return {
     id: num(row.id),
     bucket: row.bucket,

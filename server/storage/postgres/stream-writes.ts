@@ -14,6 +14,7 @@ import type { CreatePlan } from "../../protocol/create";
 import { hasExpired, planDelete, type DeleteEffect } from "../../protocol/delete";
 import { createAppend, initialState } from "../../protocol/new-stream";
 import { isRemembered, type ProducerClock } from "../../protocol/producer";
+import { ProducerTable } from "../../protocol/producer-table";
 import { streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
 import type { TxSql, WriteEffects } from "./group-commit";
 import { appendAt, isMessageStart, messagesBelow, segmentsOf } from "./lineage";
@@ -64,10 +65,10 @@ export class StreamWrites {
     const one: ProducerRow[] = await this.sql`SELECT * FROM producers WHERE stream_id = ${state.id} AND producer_id = ${producerId}`;
     if (one[0]) {
       const entry = producerOf(one[0]);
-      if (isRemembered(entry[1], this.c.clock())) return { ...state, producers: new Map([entry]) };
+      if (isRemembered(entry[1], this.c.clock())) return { ...state, producers: ProducerTable.from([entry]) };
     }
     const all: ProducerRow[] = await this.sql`SELECT * FROM producers WHERE stream_id = ${state.id}`;
-    return { ...state, producers: new Map(all.map(producerOf)) };
+    return { ...state, producers: ProducerTable.from(all.map(producerOf)) };
   }
 
   attrsOf = async (state: StreamState): Promise<string | null> => {
@@ -142,7 +143,6 @@ export class StreamWrites {
     }
     this.fx.appendedBytes += effect.bytes;
     this.fx.appendedMessages += effect.messages.length;
-    if (producer) next.producers = new Map(state.producers).set(effect.producer!.id, producer);
     await this.writeRow(next, effect.start, effect.messages, now);
     return next;
   }
