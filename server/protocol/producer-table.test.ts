@@ -15,6 +15,17 @@ describe("ProducerTable", () => {
     expect(after.has("b") || after.get("b") !== undefined).toBe(false);
   });
 
+  test("a change that folds the layer keeps the changed entry where a Map keeps it", () => {
+    // fast-check's shrunk counterexample: the ninth change folds, and it changes an entry the
+    // layer already holds, which a fold once moved to the end.
+    const ids = ["p6", "p5", "p7", "p0", "p2", "p1", "p3", "p4"];
+    let table = ProducerTable.EMPTY;
+    for (const id of ids) table = table.with(id, entry(0));
+    table = table.with("p0", entry(1));
+    expect([...table.keys()]).toEqual(ids);
+    expect(table.get("p0")).toEqual(entry(1));
+  });
+
   // Thousands of producers on a stream, changed one at a time, fold their layer into a new base
   // many times over; every table on the way must still read as a Map changed in the same order
   // would, in the same order.

@@ -75,9 +75,11 @@ export class ProducerTable {
   private change(id: string, entry: ProducerState | null | undefined, size: number): ProducerTable {
     const readded = entry !== null && entry !== undefined && this.layer.get(id) === null;
     if (readded || this.layer.size + 1 > Math.max(MIN_LAYER, Math.sqrt(this.base.size))) {
+      // Set in place, as a Map keeps an entry's position when its value changes; one removed
+      // before is not among the entries, so it goes to the end.
       const base = new Map(this.entries());
-      base.delete(id);
-      if (entry !== undefined && entry !== null) base.set(id, entry);
+      if (entry === undefined || entry === null) base.delete(id);
+      else base.set(id, entry);
       return base.size === 0 ? ProducerTable.EMPTY : new ProducerTable(base, new Map(), size);
     }
     const layer = new Map(this.layer);

@@ -11,6 +11,7 @@
 // 100 ms; writes meanwhile queue and then share one transaction), and the next one restarts the WAL.
 
 import type { CheckpointDone, CheckpointerClose, CheckpointerClosed, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "./checkpointer";
+import { ThreadClose } from "./thread-close";
 
 export const CHECKPOINT_EVERY_MS = 100;
 
@@ -53,7 +54,7 @@ export class Checkpoints {
     this.worker = new Worker(url);
     this.worker.onmessage = (event: MessageEvent<CheckpointerMessage | CheckpointDone | CheckpointerClosed>) => {
       const m = event.data;
-      if ("closed" in m) this.closed?.();
+      if ("closed" in m) this.closing.closed();
       else if (!("done" in m)) report(m);
       else if (this.waiting?.id === m.done) this.answered();
     };
@@ -93,20 +94,12 @@ export class Checkpoints {
     w.answered();
   }
 
-  private closed: (() => void) | undefined;
+  private readonly closing = new ThreadClose();
 
-  /** Lets the thread close its connection (checkpointer.ts CheckpointerClose), at most a second, then ends it. */
+  /** Lets the thread close its connection (checkpointer.ts CheckpointerClose), then ends it. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     if (this.waiting) this.answered();
-    await new Promise<void>((resolve) => {
-      const timeout = setTimeout(resolve, 1000);
-      this.closed = () => {
-        clearTimeout(timeout);
-        resolve();
-      };
-      this.worker.postMessage({ close: true } satisfies CheckpointerClose);
-    });
-    await this.worker.terminate();
+    await this.closing.end(this.worker, { close: true } satisfies CheckpointerClose);
   }
 }

@@ -2,6 +2,7 @@
 // for and arrives as a promise, its buffer moved here, not copied.
 
 import type { ChunkAnswer, ChunkRequest, SnapshotReadClose, SnapshotReadStart } from "./snapshot-read-thread";
+import { ThreadClose } from "./thread-close";
 
 /** A chunk read that failed on the thread, with SQLite's error code where there was one. */
 export class ChunkReadError extends Error {
@@ -17,14 +18,14 @@ export class SnapshotReads {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
   private nextId = 0;
-  private closed: (() => void) | undefined;
+  private readonly closing = new ThreadClose();
 
   constructor(url: URL, path: string) {
     this.worker = new Worker(url);
     this.worker.onmessage = (event: MessageEvent<ChunkAnswer | { closed: true }>) => {
       const m = event.data;
       if ("closed" in m) {
-        this.closed?.();
+        this.closing.closed();
         return;
       }
       const w = this.waiting.get(m.id);
@@ -53,17 +54,9 @@ export class SnapshotReads {
     });
   }
 
-  /** Lets the thread close its connection (at most a second), then ends it; reads still out fail. */
+  /** Lets the thread close its connection, then ends it; reads still out fail. */
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timeout = setTimeout(resolve, 1000);
-      this.closed = () => {
-        clearTimeout(timeout);
-        resolve();
-      };
-      this.worker.postMessage({ close: true } satisfies SnapshotReadClose);
-    });
-    await this.worker.terminate();
+    await this.closing.end(this.worker, { close: true } satisfies SnapshotReadClose);
     for (const w of this.waiting.values()) w.reject(new Error("the store is closed"));
     this.waiting.clear();
   }
