@@ -24,6 +24,7 @@ import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
 import { forkTreeJson, messageIndexJson } from "./introspection-json";
 import { bucketRowJson, streamListRowJson } from "./listing-json";
 import { json } from "./respond";
+import { nextReadTurn } from "./read-turns";
 import { Routes } from "./router";
 
 export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
@@ -68,6 +69,8 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     if (!query.ok) return renderError(query.error);
     if (!(await deps.store.hasBucket(bucket.value))) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
     const q = query.value;
+    // A page as large as a listing's takes a read turn like one (stream-page.ts).
+    await nextReadTurn();
     const page = await deps.store.introspection.browseStreams(bucket.value, q);
     return json({
       bucket_id: bucket.value,
