@@ -30,6 +30,12 @@ export interface Locks {
   streams: readonly string[];
   /** Buckets whose row (stream count) the write may change. */
   buckets: readonly string[];
+  /**
+   * The write's first statement locks its one stream row itself (SELECT … FOR UPDATE of the
+   * state it decides on). Alone in its transaction, it then needs no separate lock statement:
+   * one round trip fewer, and a single row has no order to keep.
+   */
+  lockedByFirstRead?: boolean;
 }
 
 interface Job {
@@ -151,6 +157,8 @@ export class PgGroupCommit {
 
 /** Locks the buckets, then the streams, the jobs name, each sorted (the order every instance uses). */
 async function lockInOrder(tx: TxSql, jobs: Job[]): Promise<void> {
+  const only = jobs.length === 1 ? jobs[0]!.locks : undefined;
+  if (only?.lockedByFirstRead && only.buckets.length === 0 && only.streams.length === 1) return;
   const buckets = new Set<string>();
   const streams = new Map<string, [string, string]>();
   for (const job of jobs) {

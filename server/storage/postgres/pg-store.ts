@@ -472,8 +472,8 @@ export class PgStore implements Store {
   }
 }
 
-/** A write of one stream's row. */
-const streamOf = (key: string): Locks => ({ streams: [key], buckets: [] });
+/** A write on one stream whose first statement is `w.live(key)`, which locks the stream's row. */
+const streamOf = (key: string): Locks => ({ streams: [key], buckets: [], lockedByFirstRead: true });
 
 /** A write that may change the stream's bucket count as well (a delete, an expiry). */
 const withBucket = (key: string): Locks => ({ streams: [key], buckets: [splitKey(key).bucket] });
