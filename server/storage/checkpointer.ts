@@ -57,7 +57,10 @@ let failing = false;
 
 function start({ path, walLimitBytes }: CheckpointerStart): () => void {
   const db = new Database(path, { strict: true });
-  closeDb = () => db.close();
+  // close(true) finalizes the prepared statements and releases the connection now. Plain close()
+  // leaves a connection with statements outstanding open, locks and all, until the garbage
+  // collector finalizes them, and then the store's own close is not the last connection.
+  closeDb = () => db.close(true);
   db.exec("PRAGMA busy_timeout = 5000");
   const passive = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
   const truncate = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");

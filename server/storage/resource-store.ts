@@ -175,6 +175,6 @@ export class ResourceStore {
 
   /** After the reclaimer has stopped and the writes have drained. */
   close(): void {
-    if (this.d.reader !== this.d.db) this.d.reader.close();
+    if (this.d.reader !== this.d.db) this.d.reader.close(true);
   }
 }

@@ -37,7 +37,8 @@ self.onmessage = (event: MessageEvent<SnapshotReadStart | ChunkRequest | Snapsho
       if (!row) throw new Error(`snapshot blob ${blobId} has no chunk ${seq}`);
       return row.data;
     };
-    closeDb = () => db.close();
+    // close(true): see checkpointer.ts.
+    closeDb = () => db.close(true);
     return;
   }
   if ("close" in m) {

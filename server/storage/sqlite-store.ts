@@ -624,7 +624,10 @@ export class SqliteStore implements Store {
     await this.checkpoints?.close();
     await this.chunkReads?.close();
     this.resources.close();
-    this.db.close();
+    // close(true): the prepared statements are finalized and the connection released now, so it
+    // is the last one and SQLite checkpoints the WAL into the database and removes it. Plain
+    // close() leaves the connection open until the garbage collector finalizes every statement.
+    this.db.close(true);
     this.lock?.release();
   }
 
