@@ -1,7 +1,7 @@
 // The stream's resources besides its messages, for SqliteStore: attributes, snapshots, the
 // retained floor and batched appends (spec §2.10–§2.18), and the background reclaiming of what
 // they leave behind. It owns the tables of attributes and snapshot blobs, the pins of snapshots
-// being read, the reclaimer, and the read-only connection snapshot reads go through.
+// being read, the reclaimer, and the thread snapshot chunks are read on.
 
 import type { Database } from "bun:sqlite";
 import { decideBatch } from "../protocol/append-batch";
@@ -25,8 +25,6 @@ import { failureOf } from "./write-health";
 
 export interface ResourceDeps {
   db: Database;
-  /** A second connection without a memory map, on disk: snapshot flags, and chunks in memory. */
-  reader: Database;
   /** On disk, where snapshot chunks are read: a thread of their own (snapshot-read-thread.ts). */
   chunkReads: SnapshotReads | undefined;
   log: MessageLog;
@@ -171,10 +169,5 @@ export class ResourceStore {
       if (decision.kind !== "advance") return decision;
       return { kind: "advanced", state: streams.setFloor(tx, decision.state, decision.floor) };
     });
-  }
-
-  /** After the reclaimer has stopped and the writes have drained. */
-  close(): void {
-    if (this.d.reader !== this.d.db) this.d.reader.close(true);
   }
 }

@@ -9,8 +9,9 @@
 // the WAL. A blob no stream refers to any longer (refs = 0), or one a crash left staging, is
 // collected by reclaimer.ts in bounded steps.
 //
-// Reads go through `reader`, a second, read-only connection without a memory map, so that a
-// 128 MiB snapshot read does not leave 128 MiB of mapped file pages in the process's RSS.
+// On disk, chunks are read on a thread of their own, whose connection has no memory map
+// (snapshot-read-thread.ts), so that a 128 MiB snapshot read does not leave 128 MiB of mapped file
+// pages in the process's RSS; `chunk` here serves a store in memory.
 
 import type { Database, Statement } from "bun:sqlite";
 import type { SnapshotMeta } from "../protocol/state";
@@ -77,7 +78,6 @@ export class SnapshotBlobs {
 
   constructor(
     private readonly db: Database,
-    reader: Database,
   ) {
     this.insertBlob = db.prepare("INSERT INTO snapshot_blobs (staging) VALUES (1)");
     this.insertChunk = db.prepare("INSERT INTO snapshot_chunks (blob_id, seq, data) VALUES (?, ?, ?)");
@@ -86,8 +86,8 @@ export class SnapshotBlobs {
     );
     this.dropBlob = db.prepare("UPDATE snapshot_blobs SET staging = 0, refs = 0 WHERE id = ?");
     this.addRef = db.prepare("UPDATE snapshot_blobs SET refs = refs + ? WHERE id = ? RETURNING refs");
-    this.boundaryFlag = reader.prepare("SELECT mentions_boundary FROM snapshot_blobs WHERE id = ?");
-    this.readChunk = reader.prepare("SELECT data FROM snapshot_chunks WHERE blob_id = ? AND seq = ?");
+    this.boundaryFlag = db.prepare("SELECT mentions_boundary FROM snapshot_blobs WHERE id = ?");
+    this.readChunk = db.prepare("SELECT data FROM snapshot_chunks WHERE blob_id = ? AND seq = ?");
     this.deleteChunks = db.prepare(
       `DELETE FROM snapshot_chunks WHERE blob_id = ?1 AND seq IN (SELECT seq FROM snapshot_chunks WHERE blob_id = ?1 ORDER BY seq LIMIT ${COLLECT_CHUNKS})`,
     );

@@ -3,7 +3,7 @@
 // what the log says a crash left behind. Writes go through group commit (one transaction and one
 // sync for every write in an event-loop turn), and the cache changes only once they are durable.
 
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { decideAppend, type AppendRequest } from "../protocol/append";
 import { decideCreate, forkOffset, type CreateRequest, type ForkRequest, type ForkSource } from "../protocol/create";
@@ -193,12 +193,10 @@ export class SqliteStore implements Store {
       this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
       this.buckets = new SqliteBuckets({ db: this.db, st: this.st, quotas: options.quotas ?? NO_QUOTAS, now: this.now, streamCounts: this.streamCounts, durableCounts: this.durableCounts, live: (tx, key) => this.tx.live(tx, key) });
       this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
-      // Snapshot reads: a second connection without a memory map, on disk (snapshot-blobs.ts),
-      // and chunks read on a thread of their own (snapshot-read-thread.ts).
-      const reader = onDisk ? new Database(options.path, { readonly: true, strict: true }) : this.db;
+      // Snapshot chunks on disk are read on a thread of their own (snapshot-read-thread.ts).
       this.chunkReads = onDisk ? new SnapshotReads(options.snapshotReaderUrl ?? new URL("./snapshot-read-thread.ts", import.meta.url), options.path) : undefined;
       const attrs = new AttrsTable(this.db);
-      const blobs = new SnapshotBlobs(this.db, reader);
+      const blobs = new SnapshotBlobs(this.db);
       const pins = new Pins();
       const forksOf = this.db.prepare<{ bucket: string; name: string }, [number]>("SELECT bucket, name FROM streams WHERE fork_source_id = ?");
       this.tx = new StreamTx({
@@ -251,7 +249,6 @@ export class SqliteStore implements Store {
       }, options.commitObserver);
       this.resources = new ResourceStore({
         db: this.db,
-        reader,
         chunkReads: this.chunkReads,
         log: this.log,
         attrs,
@@ -623,7 +620,6 @@ export class SqliteStore implements Store {
     }
     await this.checkpoints?.close();
     await this.chunkReads?.close();
-    this.resources.close();
     // close(true): the prepared statements are finalized and the connection released now, so it
     // is the last one and SQLite checkpoints the WAL into the database and removes it. Plain
     // close() leaves the connection open until the garbage collector finalizes every statement.
