@@ -20,6 +20,7 @@ import { Reclaimer } from "./reclaimer";
 import type { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
 import type { SnapshotReads } from "./snapshot-reads";
 import type { AttrsOutcome, BatchOutcome, BatchRequest, PublishOutcome, RetentionOutcome, SnapshotReader, SnapshotUpload } from "./store";
+import { batchChange } from "./store";
 import type { StreamTx } from "./stream-tx";
 import { failureOf } from "./write-health";
 
@@ -85,8 +86,8 @@ export class ResourceStore {
       let state = checked;
       const { acks, appends } = decideBatch(state, request.contentType, request.frames, this.d.producerClock());
       for (const effect of appends) state = streams.append(tx, key, state, effect);
-      // One change for the whole batch: the frames that were accepted are contiguous.
-      if (appends.length > 0) tx.changes.push({ kind: "appended", state, start: appends[0]!.start, messages: appends.flatMap((e) => e.messages) });
+      const change = batchChange(state, appends);
+      if (change) tx.changes.push(change);
       return { kind: "batch", state, acks };
     });
   }

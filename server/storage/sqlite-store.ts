@@ -57,6 +57,7 @@ import type {
   StreamChange,
   StreamSummary,
 } from "./store";
+import { appendChange } from "./store";
 import { DurableCounts } from "./durable-counts";
 import { StateLoader } from "./state-loader";
 import { StreamCache } from "./stream-cache";
@@ -444,7 +445,7 @@ export class SqliteStore implements Store {
       if (decision.kind !== "accepted") return decision;
       const next = this.tx.append(tx, key, state!, decision.effect);
       const { effect } = decision;
-      tx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
+      tx.changes.push(appendChange(next, effect));
       return decision;
     });
   }

@@ -2,7 +2,7 @@
 // state, lets server/protocol decide, and applies the effect atomically; data, Stream-Seq,
 // producer state, closure and TTL move together or not at all.
 
-import type { AppendDecision, AppendRequest } from "../protocol/append";
+import type { AppendDecision, AppendEffect, AppendRequest } from "../protocol/append";
 import type { FrameAck } from "../protocol/append-batch";
 import type { CreateDecision, CreateRequest } from "../protocol/create";
 import type { ProtocolError } from "../protocol/errors";
@@ -66,6 +66,16 @@ export type StreamChange =
   /** The retained floor rose: readers below it must be told (spec §3.4). */
   | { kind: "retained"; state: StreamState }
   | { kind: "gone"; id: number; key: string };
+
+/** What an accepted append tells the live layer: its messages, or, for a close alone, the close. */
+export function appendChange(state: StreamState, effect: AppendEffect): StreamChange {
+  return effect.messages.length > 0 ? { kind: "appended", state, start: effect.start, messages: effect.messages } : { kind: "closed", state };
+}
+
+/** What a batch's accepted frames tell the live layer: one change, as they are contiguous; null for none. */
+export function batchChange(state: StreamState, appends: readonly AppendEffect[]): StreamChange | null {
+  return appends.length === 0 ? null : { kind: "appended", state, start: appends[0]!.start, messages: appends.flatMap((e) => e.messages) };
+}
 
 export interface Page<T> {
   items: T[];

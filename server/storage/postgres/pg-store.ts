@@ -33,6 +33,7 @@ import type {
   StoreStats,
   StreamChange,
 } from "../store";
+import { appendChange, batchChange } from "../store";
 import type { CommitObserver } from "../group-commit";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
@@ -245,7 +246,7 @@ export class PgStore implements Store {
       if (decision.kind !== "accepted") return decision;
       const next = await w.append(state!, decision.effect);
       const { effect } = decision;
-      w.fx.changes.push(effect.messages.length > 0 ? { kind: "appended", state: next, start: effect.start, messages: effect.messages } : { kind: "closed", state: next });
+      w.fx.changes.push(appendChange(next, effect));
       return decision;
     });
   }
@@ -284,7 +285,8 @@ export class PgStore implements Store {
       let state = checked;
       const { acks, appends } = decideBatch(state, request.contentType, request.frames, this.producerClock());
       for (const effect of appends) state = await w.append(state, effect);
-      if (appends.length > 0) w.fx.changes.push({ kind: "appended", state, start: appends[0]!.start, messages: appends.flatMap((e) => e.messages) });
+      const change = batchChange(state, appends);
+      if (change) w.fx.changes.push(change);
       return { kind: "batch", state, acks };
     });
   }
