@@ -90,9 +90,10 @@ describe("live readers that retention overtakes (spec §3.4)", () => {
   /** An append, a snapshot at its end and the floor moved there, decided in one transaction. */
   async function appendSnapshotAndRetain(): Promise<void> {
     const key = "test-b/s";
-    const append = h.store.append(key, { contentType: "application/json", messages: [enc.encode('{"n":4}\n')], close: false, streamSeq: null, producer: null, incarnation: null });
     const upload = h.store.stageSnapshot();
-    upload.write(enc.encode('{"count":4}'));
+    await upload.write(enc.encode('{"count":4}'));
+    await upload.end();
+    const append = h.store.append(key, { contentType: "application/json", messages: [enc.encode('{"n":4}\n')], close: false, streamSeq: null, producer: null, incarnation: null });
     const publish = h.store.publishSnapshot(key, upload, { target: { kind: "offset", offset: 32 }, contentType: "application/json", match: null, incarnation: null }, "d".repeat(64), false);
     const retention = h.store.advanceRetention(key, { kind: "offset", offset: 32 }, null);
     expect((await append).kind).toBe("accepted");

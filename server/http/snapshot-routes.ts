@@ -14,7 +14,7 @@ import { baseHeaders, H } from "./headers";
 import { BOUNDARY_PREFIX, NeedleScanner } from "./multipart";
 import type { StreamPath } from "./paths";
 import { parseOffsetSegment, parseResourceTarget } from "./resource-target";
-import { streamOut } from "./stream-out";
+import { writtenOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
 /** The body budget an upload takes: what it buffers before each chunk row is written. */
@@ -39,10 +39,12 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
     const upload = deps.store.stageSnapshot();
     // A failed write (a full disk) leaves a staging blob; it is dropped if possible, else at start-up.
     const discard = () => deps.store.discardSnapshot(upload).catch(() => undefined);
-    const received = await receive(req, upload, request.value.contentType, max).catch(async (error: unknown) => {
-      await discard();
-      throw error;
-    });
+    const received = await receive(req, upload, request.value.contentType, max)
+      .then(async (r) => (r.ok && (await upload.end()), r))
+      .catch(async (error: unknown) => {
+        await discard();
+        throw error;
+      });
     if (!received.ok) {
       await discard();
       return renderError(received.error);
@@ -157,12 +159,18 @@ export async function readSnapshot(deps: AppDeps, req: Request, path: StreamPath
   return new Response(snapshotBody(reader, req.signal), { status: 200, headers: h });
 }
 
-/** The blob's chunks, read one at a time as the client takes them. */
+/** The blob's chunks, each read once the one before is written (a chunk's bytes may be reused then). */
 function snapshotBody(reader: SnapshotReader, signal: AbortSignal): ReadableStream<Uint8Array> {
-  async function* chunks(): AsyncGenerator<Uint8Array> {
-    for (let i = 0; i < reader.chunks; i++) yield await reader.chunk(i);
-  }
-  return streamOut(chunks(), () => reader.release(), signal);
+  return writtenOut(
+    async (out) => {
+      for (let i = 0; i < reader.chunks; i++) {
+        const written = out.put(await reader.chunk(i));
+        if (written !== true) await written;
+      }
+    },
+    () => reader.release(),
+    signal,
+  );
 }
 
 export async function deleteSnapshot(deps: AppDeps, req: Request, path: StreamPath, arg: string): Promise<Response> {

@@ -93,11 +93,13 @@ describe("publish (spec §2.13)", () => {
   test("a snapshot may be published at a boundary made earlier in the same transaction", async () => {
     const key = "test-b/s";
     const enc = new TextEncoder();
-    const append = h.store.append(key, { contentType: "application/json", messages: [enc.encode('{"n":4}\n'), enc.encode('{"n":5}\n')], close: false, streamSeq: null, producer: null, incarnation: null });
     const upload = h.store.stageSnapshot();
-    upload.write(enc.encode("{}"));
+    await upload.write(enc.encode("{}"));
+    await upload.end();
+    const digest = await expectedDigest("application/json", enc.encode("{}"));
+    const append = h.store.append(key, { contentType: "application/json", messages: [enc.encode('{"n":4}\n'), enc.encode('{"n":5}\n')], close: false, streamSeq: null, producer: null, incarnation: null });
     const req = { target: { kind: "offset" as const, offset: 32 }, contentType: "application/json", match: null, incarnation: null };
-    const published = h.store.publishSnapshot(key, upload, req, await expectedDigest("application/json", enc.encode("{}")), false);
+    const published = h.store.publishSnapshot(key, upload, req, digest, false);
     expect((await append).kind).toBe("accepted");
     expect((await published).kind).toBe("published");
   });

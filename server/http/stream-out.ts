@@ -1,34 +1,12 @@
-// Large response bodies. A snapshot is pulled a chunk at a time as the client takes it
-// (streamOut), so a 128 MiB snapshot is never held whole. Catch-up and bootstrap bodies are
-// written to the socket piece by piece through Bun's direct stream (writtenOut), never first
-// copied into one array: every fresh multi-megabyte array costs its page faults and a collection
-// later, which in the profile of a catch-up cost more than the copy itself (an 8 MiB response
-// joined into one new array: 0.8 ms at best, 19 ms on average over 30, against 0.16 ms copied
-// into a buffer that is reused).
+// Large response bodies, written to the socket piece by piece through Bun's direct stream
+// (writtenOut) as the client takes them: a 128 MiB snapshot is never held whole, and a catch-up or
+// bootstrap body is never first copied into one array: every fresh multi-megabyte array costs its
+// page faults and a collection later, which in the profile of a catch-up cost more than the copy
+// itself (an 8 MiB response joined into one new array: 0.8 ms at best, 19 ms on average over 30,
+// against 0.16 ms copied into a buffer that is reused).
 
 import { jsonArrayBytes } from "../live/json-array";
 import { concat } from "../live/sse-payload";
-
-/** `release` runs once: when the body has been written whole, the client has gone, or it failed. */
-export function streamOut(pieces: AsyncIterator<Uint8Array>, release: () => void, signal: AbortSignal): ReadableStream<Uint8Array> {
-  const done = once(release);
-  signal.addEventListener("abort", done, { once: true });
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await pieces.next();
-        if (next.done) {
-          done();
-          controller.close();
-        } else controller.enqueue(next.value);
-      } catch (error) {
-        done();
-        controller.error(error);
-      }
-    },
-    cancel: done,
-  });
-}
 
 const OPEN = Uint8Array.of(0x5b);
 const COMMA = 0x2c;

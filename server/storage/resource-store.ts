@@ -4,6 +4,7 @@
 // being read, the reclaimer, and the thread snapshot chunks are read on.
 
 import type { Database } from "bun:sqlite";
+import { open } from "node:fs/promises";
 import { decideBatch } from "../protocol/append-batch";
 import { decideAttrsPut } from "../protocol/attrs";
 import { isProtocolError } from "../protocol/errors";
@@ -18,6 +19,7 @@ import type { MessageLog } from "./message-log";
 import type { Pins } from "./pins";
 import { Reclaimer } from "./reclaimer";
 import type { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
+import { SnapshotFileReader } from "./snapshot-file-reader";
 import type { SnapshotReads } from "./snapshot-reads";
 import type { AttrsOutcome, BatchOutcome, BatchRequest, PublishOutcome, RetentionOutcome, SnapshotReader, SnapshotUpload } from "./store";
 import { batchChange } from "./store";
@@ -112,7 +114,7 @@ export class ResourceStore {
 
   publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
     const { tx: streams } = this.d;
-    const staged = (upload as SnapshotStaging).end();
+    const staged = (upload as SnapshotStaging).staged();
     return this.d.submit((tx): PublishOutcome => {
       const state = streams.live(tx, key);
       const decision = decidePublish(state, request, digest, streams.atBoundary(tx, state, targetOffset(request.target)));
@@ -126,14 +128,17 @@ export class ResourceStore {
     });
   }
 
-  discardSnapshot(upload: SnapshotUpload): Promise<void> {
-    const { blobId } = upload as SnapshotStaging;
-    return this.d.submit((tx) => this.d.tx.dropStaged(tx, blobId));
+  async discardSnapshot(upload: SnapshotUpload): Promise<void> {
+    const staging = upload as SnapshotStaging;
+    await staging.abandon();
+    return this.d.submit((tx) => this.d.tx.dropStaged(tx, staging.blobId));
   }
 
   openSnapshot(meta: SnapshotMeta): SnapshotReader {
     const { blobs, pins, chunkReads } = this.d;
     pins.pin(meta.blobId);
+    const { file, mentionsBoundary } = blobs.placementOf(meta.blobId);
+    if (file !== null) return new SnapshotFileReader(open(file, "r"), meta.size, mentionsBoundary, () => pins.unpin(meta.blobId));
     let held = true;
     const chunks = blobs.chunkCount(meta);
     // On the read thread, the chunk after the one asked for is read ahead while this one is
@@ -153,7 +158,7 @@ export class ResourceStore {
     return {
       chunks,
       chunk: chunkReads ? read : async (index) => blobs.chunk(meta.blobId, index),
-      mentionsBoundary: blobs.mentionsBoundary(meta.blobId),
+      mentionsBoundary,
       release() {
         if (!held) return;
         held = false;

@@ -35,6 +35,7 @@ import { Pins } from "./pins";
 import { ResourceStore } from "./resource-store";
 import { Statements } from "./rows";
 import { SnapshotBlobs } from "./snapshot-blobs";
+import { SnapshotFiles } from "./snapshot-files";
 import { stderrLog, type StoreLog } from "./store-log";
 import { TtlTouches } from "./ttl-touches";
 import type {
@@ -197,7 +198,7 @@ export class SqliteStore implements Store {
       // Snapshot chunks on disk are read on a thread of their own (snapshot-read-thread.ts).
       this.chunkReads = onDisk ? new SnapshotReads(options.snapshotReaderUrl ?? new URL("./snapshot-read-thread.ts", import.meta.url), options.path) : undefined;
       const attrs = new AttrsTable(this.db);
-      const blobs = new SnapshotBlobs(this.db);
+      const blobs = new SnapshotBlobs(this.db, onDisk ? new SnapshotFiles(options.path) : undefined);
       const pins = new Pins();
       const forksOf = this.db.prepare<{ bucket: string; name: string }, [number]>("SELECT bucket, name FROM streams WHERE fork_source_id = ?");
       this.tx = new StreamTx({

@@ -35,11 +35,14 @@ export type BatchOutcome = ProtocolError | { kind: "batch"; state: StreamState; 
 export interface SnapshotUpload {
   /** Rejects if the disk is full; nothing refers to what was written until the publish commits. */
   write(bytes: Uint8Array): Promise<void>;
+  /** After the last write, before publishSnapshot: makes the bytes durable. Rejects if the disk is full. */
+  end(): Promise<void>;
 }
 
 /** A snapshot's bytes, held for the reader (deletion waits) until `release`. */
 export interface SnapshotReader {
   readonly chunks: number;
+  /** Its bytes may be reused by the next call or `release`: write them out before asking again. */
   chunk(index: number): Promise<Uint8Array>;
   /** Whether the bytes contain the bootstrap boundary's prefix, as recorded when they were published. */
   readonly mentionsBoundary: boolean;

@@ -33,6 +33,10 @@ export function failureOf(error: unknown): DiskFailure | null {
   if (typeof code !== "string") return null;
   // SQLite reports a write the disk refused with ENOSPC, like one past max_page_count, as SQLITE_FULL.
   if (code === "SQLITE_FULL") return "full";
+  // A snapshot file's write (snapshot-files.ts) reports the system's own codes.
+  if (code === "ENOSPC" || code === "EDQUOT") return "full";
+  if (code === "EROFS") return "read-only";
+  if (code === "EIO") return "io-error";
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") return "corrupt";
   if (code.startsWith("SQLITE_READONLY")) return "read-only";
   if (code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN")) return "io-error";

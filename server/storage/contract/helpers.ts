@@ -168,6 +168,7 @@ export async function publish(store: Store, key: string, offset: number, body: s
   const digest = await digestOf(contentType, body);
   const upload = await store.stageSnapshot();
   await upload.write(enc(body));
+  await upload.end();
   const target: ResourceTarget = { kind: "offset", offset };
   return store.publishSnapshot(key, upload, { target, contentType, match: options.match ?? null, incarnation: options.incarnation ?? null }, digest, false);
 }

@@ -47,6 +47,9 @@ export class PgUpload implements SnapshotUpload {
     }
     await this.sql`UPDATE snapshot_blobs SET size = ${this.size}, chunks = ${this.chunks} WHERE id = ${id}`;
   }
+
+  /** Each write committed its own rows already. */
+  async end(): Promise<void> {}
 }
 
 export class SnapshotBlobs {

@@ -1,0 +1,152 @@
+// Snapshot blobs as files beside the database (snapshot-files.ts): where they are, that the bytes
+// read back exact through the two reused buffers, that nothing outlives what refers to it, what a
+// crash leaves is swept at start, and that blobs written as chunk rows before version 8 still read.
+
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { harness, type Harness } from "../testing/app-harness";
+import { CHUNK_BYTES } from "./snapshot-blobs";
+import { failureOf } from "./write-health";
+
+const OCTETS = { "Content-Type": "application/octet-stream" };
+const at = (n: number) => `0000000000000000_${String(n).padStart(16, "0")}`;
+let h: Harness;
+let dir: string;
+let path: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "ursa-snapfiles-"));
+  path = join(dir, "ursa.sqlite");
+  h = harness({ path, maxSnapshotBytes: 16 * CHUNK_BYTES });
+});
+afterEach(async () => {
+  await h.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const files = () => (existsSync(`${path}-snapshots`) ? readdirSync(`${path}-snapshots`).sort() : []);
+
+async function created(name: string): Promise<void> {
+  expect((await h.request("PUT", `/test-b/${name}`, { headers: OCTETS, body: "first" })).status).toBe(201);
+}
+
+async function published(name: string, bytes: Uint8Array): Promise<void> {
+  expect((await h.request("PUT", `/test-b/${name}/snapshot/${at(5)}`, { headers: OCTETS, body: bytes })).status).toBe(204);
+}
+
+/** A newer snapshot, at a message appended for it; the older one is collected. */
+async function replaced(name: string): Promise<void> {
+  expect((await h.request("POST", `/test-b/${name}`, { headers: OCTETS, body: "more" })).status).toBe(204);
+  expect((await h.request("PUT", `/test-b/${name}/snapshot/${at(9)}`, { headers: OCTETS, body: "newer" })).status).toBe(204);
+  await h.store.reclaimed();
+}
+
+/** The snapshot part of a bootstrap answer: between the first part's head and the next delimiter. */
+function snapshotPart(body: Uint8Array, contentType: string): Uint8Array {
+  const boundary = /boundary=(\S+)/.exec(contentType)![1]!;
+  const head = Buffer.from(`--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const end = Buffer.from(body).indexOf(`\r\n--${boundary}`, head.length);
+  expect(Buffer.from(body.subarray(0, head.length)).equals(head)).toBe(true);
+  return body.subarray(head.length, end);
+}
+
+describe("snapshot blobs in files", () => {
+  test("a published snapshot is one file of exactly its bytes, and the database holds no chunk of it", async () => {
+    await created("s");
+    const bytes = randomBytes(2 * CHUNK_BYTES + 12_345);
+    await published("s", bytes);
+    expect(files()).toEqual(["1"]);
+    expect(readFileSync(join(`${path}-snapshots`, "1")).equals(bytes)).toBe(true);
+    const db = new Database(path, { readonly: true });
+    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM snapshot_chunks").get()!.n).toBe(0);
+    expect(db.query<{ in_file: number }, []>("SELECT in_file FROM snapshot_blobs").get()!.in_file).toBe(1);
+    db.close();
+  });
+
+  test("reads of several chunks are exact, through bootstrap (after a boundary scan) and the snapshot GET, twice at once", async () => {
+    await created("s");
+    // Every chunk different, and the boundary's fixed prefix in the middle one, so bootstrap reads
+    // the blob through once to choose its boundary and then again to send it.
+    const bytes = randomBytes(3 * CHUNK_BYTES + 1);
+    Buffer.from("\r\n--ursa-").copy(bytes, CHUNK_BYTES + 77);
+    await published("s", bytes);
+    const [a, b] = await Promise.all([h.request("GET", "/test-b/s/bootstrap"), h.request("GET", "/test-b/s/bootstrap")]);
+    for (const r of [a, b]) {
+      expect(r.status).toBe(200);
+      expect(Buffer.from(snapshotPart(new Uint8Array(await r.arrayBuffer()), r.headers.get("Content-Type")!)).equals(bytes)).toBe(true);
+    }
+    const [c, d] = await Promise.all([h.request("GET", `/test-b/s/snapshot/${at(5)}`), h.request("GET", `/test-b/s/snapshot/${at(5)}`)]);
+    for (const r of [c, d]) expect(Buffer.from(await r.arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  test("a replaced snapshot's file and a deleted stream's file are deleted once nothing refers to them", async () => {
+    await created("s");
+    await published("s", randomBytes(1000));
+    await replaced("s");
+    expect(files()).toEqual(["2"]);
+    expect((await h.request("DELETE", "/test-b/s")).status).toBe(204);
+    await h.store.reclaimed();
+    expect(files()).toEqual([]);
+  });
+
+  test("a refused publish leaves no file: too large, or other bytes at the visible snapshot's offset", async () => {
+    await created("s");
+    const big = await h.request("PUT", `/test-b/s/snapshot/${at(5)}`, { headers: OCTETS, body: randomBytes(16 * CHUNK_BYTES + 1) });
+    expect(big.status).toBe(413);
+    await published("s", Buffer.from("state"));
+    // Decided once the whole body is in: its digest is not the visible snapshot's.
+    const other = await h.request("PUT", `/test-b/s/snapshot/${at(5)}`, { headers: OCTETS, body: randomBytes(CHUNK_BYTES + 1) });
+    expect(other.status).toBe(409);
+    await h.store.reclaimed();
+    expect(files()).toEqual(["2"]);
+    expect(await (await h.request("GET", `/test-b/s/snapshot/${at(5)}`)).text()).toBe("state");
+  });
+
+  test("at start, a file without a row and a file a crash left staging are deleted; a published one stays", async () => {
+    await created("s");
+    const bytes = randomBytes(5000);
+    await published("s", bytes);
+    await h.close();
+    const db = new Database(path);
+    db.exec("INSERT INTO snapshot_blobs (id, staging, in_file) VALUES (7, 1, 1)");
+    db.close(true);
+    writeFileSync(join(`${path}-snapshots`, "7"), "half an upload");
+    writeFileSync(join(`${path}-snapshots`, "9"), "a row the crash lost");
+    h = harness({ path });
+    await h.store.reclaimed();
+    expect(files()).toEqual(["1"]);
+    expect(Buffer.from(await (await h.request("GET", `/test-b/s/snapshot/${at(5)}`)).arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  test("a blob kept as chunk rows (before schema version 8) reads as before, and its rows go when it is replaced", async () => {
+    await created("s");
+    const bytes = randomBytes(2 * CHUNK_BYTES + 3);
+    await published("s", bytes);
+    await h.close();
+    // What version 7 wrote: the same blob as chunk rows, and no file.
+    const db = new Database(path);
+    const insert = db.prepare("INSERT INTO snapshot_chunks (blob_id, seq, data) VALUES (1, ?, ?)");
+    for (let seq = 0; seq * CHUNK_BYTES < bytes.length; seq++) insert.run(seq, bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES));
+    db.exec("UPDATE snapshot_blobs SET in_file = 0");
+    db.close(true);
+    rmSync(join(`${path}-snapshots`, "1"));
+    h = harness({ path });
+    expect(Buffer.from(await (await h.request("GET", `/test-b/s/snapshot/${at(5)}`)).arrayBuffer()).equals(bytes)).toBe(true);
+    const boot = await h.request("GET", "/test-b/s/bootstrap");
+    expect(Buffer.from(snapshotPart(new Uint8Array(await boot.arrayBuffer()), boot.headers.get("Content-Type")!)).equals(bytes)).toBe(true);
+    await replaced("s");
+    const after = new Database(path, { readonly: true });
+    expect(after.query<{ n: number }, []>("SELECT count(*) AS n FROM snapshot_chunks").get()!.n).toBe(0);
+    after.close();
+    expect(files()).toEqual(["2"]);
+  });
+
+  test("a snapshot file's write that the disk refuses is a full disk (507), as SQLite's is", () => {
+    expect(failureOf(Object.assign(new Error("no space"), { code: "ENOSPC" }))).toBe("full");
+    expect(failureOf(Object.assign(new Error("read-only"), { code: "EROFS" }))).toBe("read-only");
+  });
+});
