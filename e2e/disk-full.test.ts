@@ -5,7 +5,7 @@
 // once space is freed writes succeed again. Mounting needs root, which CI has; elsewhere the
 // tests are reported as skipped.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
@@ -238,4 +238,33 @@ test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says s
   expect(await untilReady(second.url)).toBe(200);
   expect((await post(b2, chunkOf(10))).status).toBe(204);
   expect((await readAll(b2)).equals(Buffer.concat([...Array.from({ length: 4 }, () => chunkOf(9)), chunkOf(10)]))).toBe(true);
+});
+
+test.skipIf(!asRoot)("a snapshot larger than the free space gets 507 STORAGE_FULL, publishes nothing and leaves no file; a smaller one then lands", { timeout: 30_000 }, async () => {
+  const mountPoint = tmpfs(8);
+  const dataDir = join(mountPoint, "data");
+  mkdirSync(dataDir);
+  const ursa = await start(dataDir, 1);
+  const stream = `${ursa.url}/e2e-full/snap`;
+  expect((await fetch(stream, { method: "PUT", headers: OCTETS, body: "first" })).status).toBe(201);
+  const snapshot = `${stream}/snapshot/0000000000000000_0000000000000005`;
+
+  // Its file runs out of room part way: the disk holds 8 MiB, the database and its reserve some of it.
+  const refused = await fetch(snapshot, { method: "PUT", headers: OCTETS, body: chunkOf(3, 12 * MiB) });
+  expect(refused.status, spaceReport(dataDir)).toBe(507);
+  expect(await code(refused)).toBe("STORAGE_FULL");
+  expect((await fetch(`${stream}/snapshot`, { redirect: "manual" })).status).toBe(404);
+  const files = join(dataDir, "ursa.sqlite-snapshots");
+  let left = readdirSync(files);
+  for (let i = 0; i < 50 && left.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = readdirSync(files);
+  }
+  expect(left, spaceReport(dataDir)).toEqual([]);
+
+  // The space is back for writes: once the store has seen the room again, a snapshot that fits lands.
+  expect(await untilReady(ursa.url)).toBe(200);
+  const small = await fetch(snapshot, { method: "PUT", headers: OCTETS, body: chunkOf(4, MiB) });
+  expect(small.status, spaceReport(dataDir)).toBe(204);
+  expect(Buffer.from(await (await fetch(snapshot)).arrayBuffer()).equals(Buffer.from(chunkOf(4, MiB)))).toBe(true);
 });
