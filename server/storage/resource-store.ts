@@ -24,7 +24,7 @@ import type { SnapshotReads } from "./snapshot-reads";
 import type { AttrsOutcome, BatchOutcome, BatchRequest, PublishOutcome, RetentionOutcome, SnapshotReader, SnapshotUpload } from "./store";
 import { batchChange } from "./store";
 import type { StreamTx } from "./stream-tx";
-import { failureOf } from "./write-health";
+import { failureOf, StorageFault } from "./write-health";
 
 export interface ResourceDeps {
   db: Database;
@@ -134,11 +134,20 @@ export class ResourceStore {
     return this.d.submit((tx) => this.d.tx.dropStaged(tx, staging.blobId));
   }
 
-  openSnapshot(meta: SnapshotMeta): SnapshotReader {
+  /** Pinned before anything is awaited: no transaction can collect the blob in between. */
+  async openSnapshot(meta: SnapshotMeta): Promise<SnapshotReader> {
     const { blobs, pins, chunkReads } = this.d;
     pins.pin(meta.blobId);
     const { file, mentionsBoundary } = blobs.placementOf(meta.blobId);
-    if (file !== null) return new SnapshotFileReader(open(file, "r"), meta.size, mentionsBoundary, () => pins.unpin(meta.blobId));
+    if (file !== null) {
+      const unpin = () => pins.unpin(meta.blobId);
+      // Found before the answer's head is sent, so a lost file is a 500, not a cut-off body.
+      const handle = await open(file, "r").catch((error: Error) => {
+        unpin();
+        throw new StorageFault("corrupt", `snapshot file ${file} cannot be opened (${error.message}); restore the data directory from a backup (docs/operations.md)`);
+      });
+      return new SnapshotFileReader(handle, meta.size, mentionsBoundary, unpin);
+    }
     let held = true;
     const chunks = blobs.chunkCount(meta);
     // On the read thread, the chunk after the one asked for is read ahead while this one is

@@ -21,7 +21,7 @@ export class SnapshotFileReader implements SnapshotReader {
   private held = true;
 
   constructor(
-    private readonly file: Promise<FileHandle>,
+    private readonly file: FileHandle,
     private readonly size: number,
     readonly mentionsBoundary: boolean,
     private readonly unpin: () => void,
@@ -29,8 +29,6 @@ export class SnapshotFileReader implements SnapshotReader {
     this.chunks = Math.ceil(size / CHUNK_BYTES);
     const length = Math.min(size, CHUNK_BYTES);
     this.buffers = [new Uint8Array(length), new Uint8Array(length)];
-    // Awaited by the first chunk; a failure to open matters only then.
-    file.catch(() => {});
   }
 
   /** Chunk `index`; its bytes stay as they are until the next call or `release`. */
@@ -68,12 +66,11 @@ export class SnapshotFileReader implements SnapshotReader {
   }
 
   private async fill(index: number, buffer: Uint8Array): Promise<Uint8Array> {
-    const file = await this.file;
     const at = index * CHUNK_BYTES;
     const want = Math.min(CHUNK_BYTES, this.size - at);
     let got = 0;
     while (got < want) {
-      const { bytesRead } = await file.read(buffer, got, want - got, at + got);
+      const { bytesRead } = await this.file.read(buffer, got, want - got, at + got);
       if (bytesRead === 0) throw new Error(`snapshot file ends at ${at + got} bytes, before its ${this.size}`);
       got += bytesRead;
     }
@@ -81,6 +78,6 @@ export class SnapshotFileReader implements SnapshotReader {
   }
 
   private close(): void {
-    this.file.then((f) => f.close()).catch(() => {});
+    this.file.close().catch(() => {});
   }
 }

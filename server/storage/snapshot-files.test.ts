@@ -145,6 +145,23 @@ describe("snapshot blobs in files", () => {
     expect(files()).toEqual(["2"]);
   });
 
+  test("a lost snapshot file is a 500 STORAGE_CORRUPT before any byte of the answer, and the pin is let go", async () => {
+    await created("s");
+    await published("s", randomBytes(3000));
+    rmSync(join(`${path}-snapshots`, "1"));
+    for (const p of [`/test-b/s/snapshot/${at(5)}`, "/test-b/s/bootstrap"]) {
+      const r = await h.request("GET", p);
+      expect(r.status).toBe(500);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe("STORAGE_CORRUPT");
+    }
+    // Unpinned: replacing it collects its row, its file being gone already.
+    await replaced("s");
+    expect(files()).toEqual(["2"]);
+    const db = new Database(path, { readonly: true });
+    expect(db.query<{ id: number }, []>("SELECT id FROM snapshot_blobs").all()).toEqual([{ id: 2 }]);
+    db.close();
+  });
+
   test("a snapshot file's write that the disk refuses is a full disk (507), as SQLite's is", () => {
     expect(failureOf(Object.assign(new Error("no space"), { code: "ENOSPC" }))).toBe("full");
     expect(failureOf(Object.assign(new Error("read-only"), { code: "EROFS" }))).toBe("read-only");
