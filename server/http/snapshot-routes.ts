@@ -17,7 +17,7 @@ import { parseOffsetSegment, parseResourceTarget } from "./resource-target";
 import { writtenOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
-/** The body budget an upload takes: what it buffers before each chunk row is written. */
+/** The body budget an upload takes: what it buffers before each chunk is written out. */
 const UPLOAD_HOLD_BYTES = 1024 * 1024;
 
 const boundaryPrefix = new TextEncoder().encode(BOUNDARY_PREFIX);
@@ -39,12 +39,14 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
     const upload = deps.store.stageSnapshot();
     // A failed write (a full disk) leaves a staging blob; it is dropped if possible, else at start-up.
     const discard = () => deps.store.discardSnapshot(upload).catch(() => undefined);
-    const received = await receive(req, upload, request.value.contentType, max)
-      .then(async (r) => (r.ok && (await upload.end()), r))
-      .catch(async (error: unknown) => {
-        await discard();
-        throw error;
-      });
+    let received: Awaited<ReturnType<typeof receive>>;
+    try {
+      received = await receive(req, upload, request.value.contentType, max);
+      if (received.ok) await upload.end();
+    } catch (error) {
+      await discard();
+      throw error;
+    }
     if (!received.ok) {
       await discard();
       return renderError(received.error);

@@ -7,9 +7,10 @@
 // written and synced, with its directory entry, before the transaction that publishes it commits,
 // and deleted once nothing refers to it.
 
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, unlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { syncDirectory } from "./wal-sync";
 
 export class SnapshotFiles {
   readonly dir: string;
@@ -62,14 +63,5 @@ export class SnapshotFiles {
     return names
       .filter((name) => /^[1-9][0-9]*$/.test(name))
       .map(Number);
-  }
-}
-
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

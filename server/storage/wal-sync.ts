@@ -12,6 +12,20 @@ export function exitOnSyncFailure(error: unknown): never {
 }
 
 /**
+ * Makes the names in `dir` durable: a new file's entry. Windows cannot open a directory to sync
+ * it, nor needs to: NTFS journals its directory entries.
+ */
+export function syncDirectory(dir: string): void {
+  if (process.platform === "win32") return;
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The durable-mode sync: fdatasync the WAL. SQLite has already written every committed frame to
  * it, so once this returns they survive a power loss, exactly as with synchronous=FULL. In the
  * background it runs on Bun's thread pool, so the event loop does not block for the 0.25–1.2 ms
@@ -22,13 +36,8 @@ export function walSync(dbPath: string): Sync {
   const walFd = () => {
     if (fd === null) {
       fd = openSync(`${dbPath}-wal`, "r");
-      // The WAL file is new: its directory entry must be durable too, once. Windows cannot open a
-      // directory to sync it, nor needs to: NTFS journals its directory entries.
-      if (process.platform !== "win32") {
-        const dir = openSync(dirname(dbPath), "r");
-        fsyncSync(dir);
-        closeSync(dir);
-      }
+      // The WAL file is new: its directory entry must be durable too, once.
+      syncDirectory(dirname(dbPath));
     }
     return fd;
   };
