@@ -37,7 +37,7 @@ describe("bench smoke", { timeout: 120_000 }, () => {
     const failed = result.runs.filter((r) => r.error).map((r) => `${r.case} ${r.server}: ${r.error.split("\n")[0]}`);
     assert.deepEqual(failed, []);
     const pgKinds = ["ursa-pg", "ursa-pg2", "pg-ceiling"].filter((k) => SERVER_KINDS[k].available());
-    const expectedServers = ["ref-mem", "ref-file", "ceiling", "fsync-ceiling", ...(ursaAvailable ? ["ursa"] : []), ...pgKinds];
+    const expectedServers = ["ref-mem", "ref-file", "ceiling", "fsync-ceiling", "http-sync-ceiling", ...(ursaAvailable ? ["ursa"] : []), ...pgKinds];
     for (const s of expectedServers) assert.ok(result.runs.some((r) => r.server === s), `no run against ${s}`);
   });
 

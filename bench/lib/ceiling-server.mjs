@@ -13,10 +13,21 @@
 //   GET long-poll  answer at once if there are bytes past `offset`, else park until the next POST
 //   GET sse        an initial control event, then one data+control pair per POST
 // So it is a ceiling for append, catchup, longpoll and sse, not for cas or churn.
+//
+// With `--sync-dir DIR` a POST also appends its body to DIR/records and fdatasyncs it before the
+// 204, one at a time as the fdatasync ceiling does (fsync-ceiling.mjs): the least a durable append
+// over HTTP costs here, so one writer's figure can be set against the disk and the round trip
+// together, not only the disk.
+import { fdatasyncSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+
 const streams = new Map(); // path -> { size, waiters: Set<fn>, subs: Set<ctrl> }
 const ZEROS = new Uint8Array(1 << 20);
 const RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
 const enc = new TextEncoder();
+const syncDirAt = process.argv.indexOf("--sync-dir");
+const syncDir = syncDirAt > 0 ? process.argv[syncDirAt + 1] : null;
+const records = syncDir ? openSync(join(syncDir, "records"), "a") : null;
 
 function stream(path) {
   let s = streams.get(path);
@@ -43,6 +54,10 @@ const server = Bun.serve({
     if (req.method === "POST") {
       const body = new Uint8Array(await req.arrayBuffer());
       s.size += body.length;
+      if (records !== null) {
+        writeSync(records, body);
+        fdatasyncSync(records);
+      }
       for (const wake of s.waiters) wake(body);
       s.waiters.clear();
       if (s.subs.size) {
@@ -92,7 +107,7 @@ const server = Bun.serve({
     return new Response(zeros(n), { headers });
   },
 });
-console.log(`listening http://127.0.0.1:${server.port} data=memory`);
+console.log(`listening http://127.0.0.1:${server.port} data=${syncDir ?? "memory"}`);
 process.on("SIGTERM", () => {
   server.stop(true);
   process.exit(0);

@@ -160,6 +160,14 @@ export const SERVER_KINDS = {
     cmd: () => [BUN, [join(HERE, "ceiling-server.mjs")]],
     needsDir: false,
   },
+  // The same handler, each POST's body appended to a plain file and fdatasynced before the answer.
+  "http-sync-ceiling": {
+    label: "Bun.serve + fdatasync ceiling",
+    available: () => existsSync(BUN),
+    cmd: (dir) => [BUN, [join(HERE, "ceiling-server.mjs"), "--sync-dir", dir]],
+    needsDir: true,
+    waitsOnDisk: true,
+  },
 };
 
 // Every server child still running, so an interrupted benchmark can take them down with it.
