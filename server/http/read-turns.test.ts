@@ -27,3 +27,15 @@ test("readers waiting for a turn take one step per pass of the event loop, and o
     if (!events[i]!.startsWith("pass")) expect(events[i - 1]!.startsWith("pass")).toBe(true);
   }
 });
+
+test("a lone reader's turn is granted in the same pass; the next turn asked for in that pass waits for a later one", async () => {
+  const order: string[] = [];
+  // Wait for any turn granted earlier in this file to be over.
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  setImmediate(() => order.push("pass"));
+  const first = nextReadTurn().then(() => order.push("first"));
+  const second = nextReadTurn().then(() => order.push("second"));
+  await Promise.all([first, second]);
+  expect(order).toEqual(["first", "pass", "second"]);
+});

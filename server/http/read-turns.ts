@@ -6,9 +6,18 @@
 // Here the readers queue, and one step runs per pass, so requests that arrive between two steps
 // are read after at most one step, whatever the number of readers; the readers' own throughput is
 // the same, as the CPU is shared among them either way.
+//
+// The first turn asked for in a pass where none has run is granted at once, with no pass in
+// between. Besides the pass it saves, this keeps the answer inside the request's own turn: Bun
+// 1.4.5 sends an answer of more than 16 KiB that completes after a later pass of the loop with
+// its status line and every header name, ": ", value and CRLF in a send() of their own (oven-sh/bun
+// PR 41341, open), and a listing page of 1,000 streams took 3.7-4.4 ms through HTTP for 1.1 ms
+// of work in the handler, against 0.4 ms for the same 234 KB from a trivial Bun.serve.
 
 const waiting: (() => void)[] = [];
 let pumping = false;
+/** A turn was granted at once in this pass: the next waits for a later pass. */
+let grantedThisPass = false;
 
 function pump(): void {
   const next = waiting.shift()!;
@@ -17,13 +26,25 @@ function pump(): void {
   next();
 }
 
-/** Resolves when this reader's next step may run: at least one pass of the loop from now, in order of asking. */
+function startPump(): void {
+  pumping = true;
+  setImmediate(pump);
+}
+
+/** Resolves when this reader's next step may run: at once if no step has run in this pass, else a later pass, in order of asking. */
 export function nextReadTurn(): Promise<void> {
+  if (!pumping && !grantedThisPass && waiting.length === 0) {
+    grantedThisPass = true;
+    // Cleared after this pass's I/O; a reader that queued meanwhile then runs a pass later still,
+    // so the step granted here and the next have a poll for I/O between them.
+    setImmediate(() => {
+      grantedThisPass = false;
+      if (waiting.length > 0 && !pumping) startPump();
+    });
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
     waiting.push(resolve);
-    if (!pumping) {
-      pumping = true;
-      setImmediate(pump);
-    }
+    if (!pumping && !grantedThisPass) startPump();
   });
 }
