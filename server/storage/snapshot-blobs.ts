@@ -179,16 +179,28 @@ export class SnapshotBlobs {
     return true;
   }
 
-  /**
-   * At start-up: blobs to collect, including those a crash left staging. A file whose row a crash
-   * lost (the row of a staging blob is not synced) is deleted here.
-   */
+  /** At start-up: blobs to collect, including those a crash left staging. */
   collectible(): number[] {
-    if (this.files) {
-      const known = this.db.prepare<{ id: number }, [number]>("SELECT id FROM snapshot_blobs WHERE id = ?");
-      for (const id of this.files.blobIds()) if (!known.get(id)) this.files.remove(id);
-    }
     this.db.exec("UPDATE snapshot_blobs SET staging = 0 WHERE staging = 1");
     return this.db.query<{ id: number }, []>("SELECT id FROM snapshot_blobs WHERE refs <= 0 ORDER BY id").all().map((r) => r.id);
+  }
+
+  /**
+   * Deletes the files whose row a crash lost (the row of a staging blob is not synced), after
+   * start-up, so that a directory of many snapshots is not listed before the first request. Each
+   * file's check and its deletion run in one synchronous step: a staging blob's row is inserted
+   * before its file is created, so a file found without a row then is one nothing can refer to.
+   */
+  async removeOrphanFiles(): Promise<number> {
+    if (!this.files) return 0;
+    const ids = await this.files.blobIds();
+    const known = this.db.prepare<{ id: number }, [number]>("SELECT id FROM snapshot_blobs WHERE id = ?");
+    let removed = 0;
+    for (const id of ids) {
+      if (known.get(id)) continue;
+      this.files.remove(id);
+      removed++;
+    }
+    return removed;
   }
 }

@@ -1,15 +1,17 @@
 // Snapshot blobs as files beside the database (snapshot-files.ts): where they are, that the bytes
 // read back exact through the two reused buffers, that nothing outlives what refers to it, what a
-// crash leaves is swept at start, and that blobs written as chunk rows before version 8 still read.
+// crash leaves is swept after start, and that blobs written as chunk rows before version 8 still read.
 
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { harness, type Harness } from "../testing/app-harness";
-import { CHUNK_BYTES } from "./snapshot-blobs";
+import { openDatabase } from "./open-database";
+import { CHUNK_BYTES, SnapshotBlobs } from "./snapshot-blobs";
+import { SnapshotFiles } from "./snapshot-files";
 import { failureOf } from "./write-health";
 
 const OCTETS = { "Content-Type": "application/octet-stream" };
@@ -120,6 +122,32 @@ describe("snapshot blobs in files", () => {
     await h.store.reclaimed();
     expect(files()).toEqual(["1"]);
     expect(Buffer.from(await (await h.request("GET", `/test-b/s/snapshot/${at(5)}`)).arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  test("the sweep after start deletes a file without a row, but not one an upload took the id of while the sweep was listing", async () => {
+    await h.close();
+    const other = join(dir, "other.sqlite");
+    const { db, lock } = openDatabase(other);
+    try {
+      const snapshotFiles = new SnapshotFiles(other);
+      const blobs = new SnapshotBlobs(db, snapshotFiles);
+      mkdirSync(snapshotFiles.dir);
+      // Left by uploads whose rows a crash lost: 1 is the id the next upload gets.
+      for (const id of ["1", "9"]) writeFileSync(snapshotFiles.path(Number(id)), "a row the crash lost");
+      const sweep = blobs.removeOrphanFiles();
+      // The directory is being listed, with 1 in it, when the upload takes id 1.
+      const staging = blobs.stage();
+      expect(staging.blobId).toBe(1);
+      expect(await sweep).toBe(1);
+      await staging.write(Buffer.from("the upload"));
+      await staging.end();
+      expect(readdirSync(snapshotFiles.dir)).toEqual(["1"]);
+      expect(readFileSync(snapshotFiles.path(1), "utf8")).toBe("the upload");
+    } finally {
+      db.close(true);
+      lock?.release();
+    }
+    h = harness({ path });
   });
 
   test("a blob kept as chunk rows (before schema version 8) reads as before, and its rows go when it is replaced", async () => {

@@ -7,8 +7,8 @@
 // written and synced, with its directory entry, before the transaction that publishes it commits,
 // and deleted once nothing refers to it.
 
-import { mkdirSync, readdirSync, unlinkSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { mkdirSync, unlinkSync } from "node:fs";
+import { open, readdir, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { syncDirectory } from "./wal-sync";
 
@@ -51,11 +51,11 @@ export class SnapshotFiles {
     }
   }
 
-  /** The blob ids that have a file, for the sweep at start-up. */
-  blobIds(): number[] {
+  /** The blob ids that have a file, for the sweep after start-up. */
+  async blobIds(): Promise<number[]> {
     let names: string[];
     try {
-      names = readdirSync(this.dir);
+      names = await readdir(this.dir);
     } catch (error) {
       if ((error as { code?: string }).code === "ENOENT") return [];
       throw error;

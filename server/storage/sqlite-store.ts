@@ -151,6 +151,8 @@ export class SqliteStore implements Store {
   private readonly fullDisk: FullDisk | undefined;
   private readonly damage: StreamDamage;
   private integrityCheck: Worker | undefined;
+  /** Snapshot files a crash left without a row, deleted once the store is open (close waits for it). */
+  private orphanFiles: Promise<void> = Promise.resolve();
   private readonly report: StoreLog;
   private appendedBytes = 0;
   private appendedMessages = 0;
@@ -261,6 +263,10 @@ export class SqliteStore implements Store {
         producerClock: () => this.producerClock(),
       });
       this.resources.reclaimLeftovers(this.mayHoldUnreachedRows());
+      this.orphanFiles = blobs.removeOrphanFiles().then(
+        (n) => void (n > 0 && log("info", "deleted snapshot files that no snapshot refers to (left by a crash)", { files: n })),
+        (error: unknown) => log("warn", "could not delete snapshot files left by a crash (the next start tries again)", { error: (error as Error).message }),
+      );
       this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -599,8 +605,9 @@ export class SqliteStore implements Store {
     return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`), reserveBytes: size(this.path + RESERVE_SUFFIX) };
   }
 
-  /** Resolves once the reclaimer has nothing queued (pinned blobs aside). */
-  reclaimed(): Promise<void> {
+  /** Resolves once the reclaimer has nothing queued (pinned blobs aside) and the files a crash left are gone. */
+  async reclaimed(): Promise<void> {
+    await this.orphanFiles;
     return this.resources.reclaimer.settled();
   }
 
@@ -611,6 +618,7 @@ export class SqliteStore implements Store {
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
     this.resources.reclaimer.stop();
+    await this.orphanFiles;
     await this.writes.drain();
     // The deferred index rows. A full or failing disk may refuse them; the log rows they index are
     // durable, and the next start replays them, so the stop goes on.
