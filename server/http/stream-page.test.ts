@@ -29,8 +29,10 @@ test.each([
     counting = false;
     const pages = events.filter((e) => e !== "pass");
     expect(pages.sort()).toEqual(["x", "y", "z"]);
-    // Each page is answered after a pass of the other work, and no two in the same pass.
-    for (let i = 0; i < events.length; i++) if (events[i] !== "pass") expect(events[i - 1]).toBe("pass");
+    // No two pages in the same pass: other work runs between any two. (The first may run at once,
+    // before any pass, as a lone reader's turn is granted in the pass it asks in.)
+    const at = events.flatMap((e, i) => (e === "pass" ? [] : [i]));
+    for (let k = 1; k < at.length; k++) expect(events.slice(at[k - 1]! + 1, at[k]!)).toContain("pass");
   } finally {
     await h.close();
   }
