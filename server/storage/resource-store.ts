@@ -141,11 +141,23 @@ export class ResourceStore {
     const { file, mentionsBoundary } = blobs.placementOf(meta.blobId);
     if (file !== null) {
       const unpin = () => pins.unpin(meta.blobId);
-      // Found before the answer's head is sent, so a lost file is a 500, not a cut-off body.
-      const handle = await open(file, "r").catch((error: Error) => {
+      // Found before the answer's head is sent, so a lost or shortened file is a 500, not a
+      // body cut off after its 200.
+      const lost = (problem: string) => {
         unpin();
-        throw new StorageFault("corrupt", `snapshot file ${file} cannot be opened (${error.message}); restore the data directory from a backup (docs/operations.md)`);
+        return new StorageFault("corrupt", `snapshot file ${file} ${problem}; restore the data directory from a backup (docs/operations.md)`);
+      };
+      const handle = await open(file, "r").catch((error: Error) => {
+        throw lost(`cannot be opened (${error.message})`);
       });
+      const { size } = await handle.stat().catch(async (error: Error) => {
+        await handle.close();
+        throw lost(`cannot be read (${error.message})`);
+      });
+      if (size !== meta.size) {
+        await handle.close();
+        throw lost(`holds ${size} bytes, not the snapshot's ${meta.size}`);
+      }
       return new SnapshotFileReader(handle, meta.size, mentionsBoundary, unpin);
     }
     let held = true;

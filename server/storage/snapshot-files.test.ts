@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { harness, type Harness } from "../testing/app-harness";
@@ -188,6 +188,23 @@ describe("snapshot blobs in files", () => {
     const db = new Database(path, { readonly: true });
     expect(db.query<{ id: number }, []>("SELECT id FROM snapshot_blobs").all()).toEqual([{ id: 2 }]);
     db.close();
+  });
+
+  test("a shortened snapshot file is a 500 STORAGE_CORRUPT before any byte of the answer, not a 200 cut short", async () => {
+    await created("s");
+    const bytes = randomBytes(CHUNK_BYTES + 500);
+    await published("s", bytes);
+    truncateSync(join(`${path}-snapshots`, "1"), CHUNK_BYTES);
+    for (const p of [`/test-b/s/snapshot/${at(5)}`, "/test-b/s/bootstrap"]) {
+      const r = await h.request("GET", p);
+      expect(r.status).toBe(500);
+      const { error } = (await r.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("STORAGE_CORRUPT");
+      expect(error.message).toContain(`holds ${CHUNK_BYTES} bytes, not the snapshot's ${CHUNK_BYTES + 500}`);
+    }
+    // Unpinned: replacing it collects it.
+    await replaced("s");
+    expect(files()).toEqual(["2"]);
   });
 
   test("a snapshot file's write that the disk refuses is a full disk (507), as SQLite's is", () => {
