@@ -60,7 +60,7 @@ export function buildCases(profile, o = {}) {
     // In the smoke profile one writer only: 16 of them finish no append of the PostgreSQL
     // engine within its 300 ms window on a loaded machine.
     const pg = C === 1 || (S === 16 && !smoke);
-    appendCase("bin", S, C, [URSA, REF, ...(smoke ? [] : ["ceiling"]), ...(C === 1 ? ["fsync-ceiling", "http-sync-ceiling"] : []), ...(pg ? withPg(C) : [])]);
+    appendCase("bin", S, C, [URSA, REF, ...(smoke ? [] : ["ceiling"]), "http-sync-ceiling", ...(C === 1 ? ["fsync-ceiling"] : []), ...(pg ? withPg(C) : [])]);
   }
   const shapes = smoke ? [[4, 4]] : [[100, 100], [500, 500]];
   for (const kind of ["bin", "json"]) for (const [S, C] of shapes) appendCase(kind, S, C, [URSA, REF, "ref-file", "ceiling"]);

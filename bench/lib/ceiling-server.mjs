@@ -14,11 +14,14 @@
 //   GET sse        an initial control event, then one data+control pair per POST
 // So it is a ceiling for append, catchup, longpoll and sse, not for cas or churn.
 //
-// With `--sync-dir DIR` a POST also appends its body to DIR/records and fdatasyncs it before the
-// 204, one at a time as the fdatasync ceiling does (fsync-ceiling.mjs): the least a durable append
-// over HTTP costs here, so one writer's figure can be set against the disk and the round trip
-// together, not only the disk.
-import { fdatasyncSync, openSync, writeSync } from "node:fs";
+// With `--sync-dir DIR` a POST also appends its body to DIR/records, and answers once an
+// fdatasync that began after the append is done: the least a durable append over HTTP costs here,
+// so the few-writer figures can be set against the disk and the round trip together, not only the
+// disk. The syncs are shared as ursa shares them (server/storage/group-commit.ts), without SQLite
+// or any rule: the bodies received in one turn of the loop are appended together; one alone, with
+// no sync running, is synced on the loop; any other waits for a sync on Bun's pool, two at most
+// in flight.
+import { fdatasync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 const streams = new Map(); // path -> { size, waiters: Set<fn>, subs: Set<ctrl> }
@@ -28,6 +31,47 @@ const enc = new TextEncoder();
 const syncDirAt = process.argv.indexOf("--sync-dir");
 const syncDir = syncDirAt > 0 ? process.argv[syncDirAt + 1] : null;
 const records = syncDir ? openSync(join(syncDir, "records"), "a") : null;
+let received = []; // { body, done } appended at the next flush
+let flushScheduled = false;
+let unsynced = []; // appended, waiting for a sync to begin
+let syncsInFlight = 0;
+
+function durably(body) {
+  return new Promise((done) => {
+    received.push({ body, done });
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  });
+}
+
+function flush() {
+  flushScheduled = false;
+  const batch = received;
+  received = [];
+  for (const r of batch) writeSync(records, r.body);
+  if (batch.length === 1 && syncsInFlight === 0 && unsynced.length === 0) {
+    fdatasyncSync(records);
+    batch[0].done();
+    return;
+  }
+  unsynced.push(...batch);
+  startSync();
+}
+
+function startSync() {
+  if (syncsInFlight >= 2 || unsynced.length === 0) return;
+  const covered = unsynced;
+  unsynced = [];
+  syncsInFlight++;
+  fdatasync(records, (error) => {
+    if (error) throw error;
+    syncsInFlight--;
+    for (const r of covered) r.done();
+    startSync();
+  });
+}
 
 function stream(path) {
   let s = streams.get(path);
@@ -54,10 +98,7 @@ const server = Bun.serve({
     if (req.method === "POST") {
       const body = new Uint8Array(await req.arrayBuffer());
       s.size += body.length;
-      if (records !== null) {
-        writeSync(records, body);
-        fdatasyncSync(records);
-      }
+      if (records !== null) await durably(body);
       for (const wake of s.waiters) wake(body);
       s.waiters.clear();
       if (s.subs.size) {

@@ -160,7 +160,8 @@ export const SERVER_KINDS = {
     cmd: () => [BUN, [join(HERE, "ceiling-server.mjs")]],
     needsDir: false,
   },
-  // The same handler, each POST's body appended to a plain file and fdatasynced before the answer.
+  // The same handler, each POST's body appended to a plain file and answered once synced, the
+  // syncs shared among concurrent writers as ursa's group commit shares them.
   "http-sync-ceiling": {
     label: "Bun.serve + fdatasync ceiling",
     available: () => existsSync(BUN),
