@@ -6,8 +6,11 @@
 // are refused (write-health.ts) so they cannot take it. It is held again once the file system has
 // room for it and HEADROOM besides.
 //
-// The file always exists, empty when given up (--disk-reserve-mb 0 keeps it empty): beside an
-// emptied ursa.sqlite it shows a database was there (open-database.ts).
+// While the disk is full the file keeps startRoom() of it, so that a server stopped then can open
+// its database again even if something else takes every byte the rest gave back; a start on a
+// full disk gives that up too. The file always exists, empty when wholly given up
+// (--disk-reserve-mb 0 keeps it empty): beside an emptied ursa.sqlite it shows a database was
+// there (open-database.ts).
 
 import { randomFillSync } from "node:crypto";
 import { closeSync, constants, ftruncateSync, openSync, statfsSync, statSync, writeSync } from "node:fs";
@@ -15,6 +18,15 @@ import { dirname } from "node:path";
 import { ENOSPC, errno, libc } from "./libc";
 
 export const RESERVE_SUFFIX = "-reserve";
+
+/**
+ * What a full store keeps of its reserve: the room its next start needs to open the database
+ * (the shared-memory file, the WAL's first frames) when something else has taken every byte the
+ * rest gave back. Given up only before that open (FullDisk.beforeOpen).
+ */
+export function startRoom(reserveBytes: number): number {
+  return Math.min(1024 * 1024, Math.floor(reserveBytes / 4));
+}
 
 /** Room that must be left beside the reserve before writes that add data resume. */
 export function headroom(reserveBytes: number): number {
@@ -47,17 +59,17 @@ export class DiskReserve {
     return Math.max(0, this.bytes - this.held());
   }
 
-  /** Gives the space back to the file system; how much. */
-  release(): number {
+  /** Gives the space beyond `keep` bytes back to the file system; how much. */
+  release(keep = 0): number {
     const held = this.held();
-    if (held === 0) return 0;
+    if (held <= keep) return 0;
     const fd = openSync(this.path, "r+");
     try {
-      ftruncateSync(fd, 0);
+      ftruncateSync(fd, keep);
     } finally {
       closeSync(fd);
     }
-    return held;
+    return held - keep;
   }
 
   /**

@@ -10,7 +10,7 @@
 // full store waits for room on the file system itself.
 
 import type { Database } from "bun:sqlite";
-import { freeBytes, headroom, type DiskReserve } from "./disk-reserve";
+import { freeBytes, headroom, startRoom, type DiskReserve } from "./disk-reserve";
 import type { StoreLog } from "./store-log";
 import type { WriteHealth } from "./write-health";
 
@@ -99,7 +99,7 @@ export class FullDisk {
 
   /** The health's onFull: a write found no room. */
   entered(): void {
-    const released = this.d.reserve.release();
+    const released = this.d.reserve.release(startRoom(this.d.reserve.bytes));
     this.d.log("warn", "storage is full: writes that add data get 507 STORAGE_FULL until there is room; reads, deletes and retention work", {
       reserve_released_bytes: released,
       ...this.fields(),
