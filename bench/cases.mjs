@@ -159,6 +159,7 @@ export function buildCases(profile, o = {}) {
         catchupMiB: smoke ? 1 : 128,
         jsonMiB: smoke ? 0.2 : 9,
         pageLimit: smoke ? 50 : 1000,
+        listWarmup: smoke ? 2 : 40,
         listReps: smoke ? 2 : 20,
         listers: 8,
         listMs: smoke ? 200 : 3000,
