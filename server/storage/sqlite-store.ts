@@ -264,7 +264,9 @@ export class SqliteStore implements Store {
       });
       this.resources.reclaimLeftovers(this.mayHoldUnreachedRows());
       this.orphanFiles = blobs.removeOrphanFiles().then(
-        (n) => void (n > 0 && log("info", "deleted snapshot files that no snapshot refers to (left by a crash)", { files: n })),
+        (n) => {
+          if (n > 0) log("info", "deleted snapshot files that no snapshot refers to (left by a crash)", { files: n });
+        },
         (error: unknown) => log("warn", "could not delete snapshot files left by a crash (the next start tries again)", { error: (error as Error).message }),
       );
       this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
