@@ -143,7 +143,8 @@ export function buildCases(profile, o = {}) {
   cases.push({
     id: `bootstrap/${smoke ? 3 : 100}MiB`,
     workload: "bootstrap",
-    servers: [URSA],
+    // The PostgreSQL engine's snapshots are bytea chunk rows (issue 22): measured beside, no target.
+    servers: [URSA, ...(smoke ? [] : ["ursa-pg"])],
     params: { snapshotMiB: smoke ? 2 : 92, updatesMiB: smoke ? 1 : 8, messageKiB: 64, reads: smoke ? 1 : 3 },
   });
   // One round each: the 1M case fills for minutes. ursa only: the reference keeps no buckets.
