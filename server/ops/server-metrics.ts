@@ -94,7 +94,7 @@ export class ServerMetrics implements CommitObserver {
       .gauge("ursa_buckets", "Buckets.", counts.buckets)
       .gauge("ursa_database_bytes", "Size of the database: the SQLite file, or the PostgreSQL database.", stats.databaseBytes)
       .gauge("ursa_wal_bytes", "Size of the write-ahead log: the SQLite -wal file, or PostgreSQL's pg_wal when the role may list it.", stats.walBytes)
-      .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve, given up but for what a restart needs while the disk is full.", stats.reserveBytes)
+      .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve; while the disk is full, only what a restart needs to open the database.", stats.reserveBytes)
       .counter("ursa_storage_damaged_reads_total", "Reads of a stream that met a damaged database page (SQLITE_CORRUPT).", stats.damagedReads)
       .gauge("ursa_storage_damaged_streams", "Streams found stored on damaged database pages; they take no writes.", stats.damagedStreams)
       .gauge("ursa_ready", "1 while /__ursula/ready answers 200.", s.ready() ? 1 : 0)
