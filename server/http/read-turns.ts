@@ -8,43 +8,41 @@
 // the same, as the CPU is shared among them either way.
 //
 // The first turn asked for in a pass where none has run is granted at once, with no pass in
-// between. Besides the pass it saves, this keeps the answer inside the request's own turn: Bun
-// 1.4.5 sends an answer of more than 16 KiB that completes after a later pass of the loop with
-// its status line and every header name, ": ", value and CRLF in a send() of their own (oven-sh/bun
-// PR 41341, open), and a listing page of 1,000 streams took 3.7-4.4 ms through HTTP for 1.1 ms
-// of work in the handler, against 0.4 ms for the same 234 KB from a trivial Bun.serve.
+// between. Besides the pass it saves, this keeps a lone answer inside the request's own turn:
+// Bun 1.4.5 sends an answer of more than 16 KiB that completes after a later pass of the loop
+// with its status line and every header name, ": ", value and CRLF in a send() of their own
+// (oven-sh/bun PR 41341, open): 39 sends for a listing page of 1,000 streams, where it is now 1.
 
 const waiting: (() => void)[] = [];
-let pumping = false;
-/** A turn was granted at once in this pass: the next waits for a later pass. */
-let grantedThisPass = false;
+/**
+ * free: the next asker runs at once. granted: one did in this pass, so the next waits for a
+ * later one. pumping: waiters take a pass each.
+ */
+let turns: "free" | "granted" | "pumping" = "free";
 
 function pump(): void {
   const next = waiting.shift()!;
   if (waiting.length > 0) setImmediate(pump);
-  else pumping = false;
+  else turns = "free";
   next();
 }
 
 function startPump(): void {
-  pumping = true;
+  turns = "pumping";
   setImmediate(pump);
 }
 
 /** Resolves when this reader's next step may run: at once if no step has run in this pass, else a later pass, in order of asking. */
 export function nextReadTurn(): Promise<void> {
-  if (!pumping && !grantedThisPass && waiting.length === 0) {
-    grantedThisPass = true;
-    // Cleared after this pass's I/O; a reader that queued meanwhile then runs a pass later still,
+  if (turns === "free") {
+    turns = "granted";
+    // Ended after this pass's I/O; a reader that queued meanwhile then runs a pass later still,
     // so the step granted here and the next have a poll for I/O between them.
     setImmediate(() => {
-      grantedThisPass = false;
-      if (waiting.length > 0 && !pumping) startPump();
+      if (waiting.length > 0) startPump();
+      else turns = "free";
     });
     return Promise.resolve();
   }
-  return new Promise((resolve) => {
-    waiting.push(resolve);
-    if (!pumping && !grantedThisPass) startPump();
-  });
+  return new Promise((resolve) => waiting.push(resolve));
 }
