@@ -56,3 +56,9 @@ export interface StreamState extends LifetimeState {
 }
 
 export const streamKey = (bucket: string, name: string) => `${bucket}/${name}`;
+
+/** The bucket and the stream ID of a path key (streamKey's inverse; a bucket holds no slash). */
+export const splitKey = (key: string) => {
+  const slash = key.indexOf("/");
+  return { bucket: key.slice(0, slash), name: key.slice(slash + 1) };
+};

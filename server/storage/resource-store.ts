@@ -5,13 +5,6 @@
 
 import type { Database } from "bun:sqlite";
 import { open } from "node:fs/promises";
-import { decideBatch } from "../protocol/append-batch";
-import { decideAttrsPut } from "../protocol/attrs";
-import { isProtocolError } from "../protocol/errors";
-import type { ProducerClock } from "../protocol/producer";
-import { checkAddressed } from "../protocol/read";
-import { decideRetention, targetOffset, type ResourceTarget } from "../protocol/retention";
-import { decidePublish, type PublishRequest } from "../protocol/snapshot";
 import type { SnapshotMeta, StreamState } from "../protocol/state";
 import type { AttrsTable } from "./attrs-table";
 import type { Batch } from "./batch";
@@ -21,8 +14,7 @@ import { Reclaimer } from "./reclaimer";
 import type { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
 import { SnapshotFileReader } from "./snapshot-file-reader";
 import type { SnapshotReads } from "./snapshot-reads";
-import type { AttrsOutcome, BatchOutcome, BatchRequest, PublishOutcome, RetentionOutcome, SnapshotReader, SnapshotUpload } from "./store";
-import { batchChange } from "./store";
+import type { SnapshotReader, SnapshotUpload } from "./store";
 import type { StreamTx } from "./stream-tx";
 import { failureOf, StorageFault } from "./write-health";
 
@@ -36,7 +28,6 @@ export interface ResourceDeps {
   pins: Pins;
   tx: StreamTx;
   submit<T>(run: (tx: Batch) => T): Promise<T>;
-  producerClock(): ProducerClock;
 }
 
 export class ResourceStore {
@@ -80,52 +71,12 @@ export class ResourceStore {
     }
   }
 
-  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
-    const { tx: streams } = this.d;
-    return this.d.submit((tx): BatchOutcome => {
-      const checked = checkAddressed(streams.live(tx, key), request.incarnation);
-      if (isProtocolError(checked)) return checked;
-      let state = checked;
-      const { acks, appends } = decideBatch(state, request.contentType, request.frames, this.d.producerClock());
-      for (const effect of appends) state = streams.append(tx, key, state, effect);
-      const change = batchChange(state, appends);
-      if (change) tx.changes.push(change);
-      return { kind: "batch", state, acks };
-    });
-  }
-
   attrs(state: StreamState): string | null {
     return this.d.attrs.read(state.attrsId);
   }
 
-  putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
-    const { tx: streams } = this.d;
-    return this.d.submit((tx): AttrsOutcome => {
-      const state = streams.live(tx, key);
-      const decision = decideAttrsPut(state, incarnation, attrs, state ? streams.attrsOf(state) : null);
-      if (decision.kind !== "replace") return decision;
-      return { kind: "replaced", state: streams.setAttrs(tx, decision.state, decision.attrs) };
-    });
-  }
-
   stageSnapshot(): SnapshotUpload {
     return this.d.blobs.stage();
-  }
-
-  publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
-    const { tx: streams } = this.d;
-    const staged = (upload as SnapshotStaging).staged();
-    return this.d.submit((tx): PublishOutcome => {
-      const state = streams.live(tx, key);
-      const decision = decidePublish(state, request, digest, streams.atBoundary(tx, state, targetOffset(request.target)));
-      if (decision.kind !== "publish") {
-        streams.dropStaged(tx, staged.blobId);
-        return decision;
-      }
-      const meta = { offset: decision.offset, contentType: request.contentType, digest };
-      const next = streams.publishSnapshot(tx, decision.state, staged, meta, mentionsBoundary);
-      return { kind: "published", state: next, snapshot: next.snapshot! };
-    });
   }
 
   async discardSnapshot(upload: SnapshotUpload): Promise<void> {
@@ -186,15 +137,5 @@ export class ResourceStore {
         pins.unpin(meta.blobId);
       },
     };
-  }
-
-  advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
-    const { tx: streams } = this.d;
-    return this.d.submit((tx): RetentionOutcome => {
-      const state = streams.live(tx, key);
-      const decision = decideRetention(state, target, incarnation, streams.atBoundary(tx, state, targetOffset(target)));
-      if (decision.kind !== "advance") return decision;
-      return { kind: "advanced", state: streams.setFloor(tx, decision.state, decision.floor) };
-    });
   }
 }

@@ -5,16 +5,12 @@
 
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
-import { decideAppend, type AppendRequest } from "../protocol/append";
-import { decideCreate, forkOffset, type CreateRequest, type ForkRequest, type ForkSource } from "../protocol/create";
-import { isProtocolError, type ProtocolError } from "../protocol/errors";
+import type { ProtocolError } from "../protocol/errors";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
 import { NO_QUOTAS, type Quotas } from "../protocol/quota";
-import { checkAddressed } from "../protocol/read";
-import type { ResourceTarget } from "../protocol/retention";
-import type { PublishRequest } from "../protocol/snapshot";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
+import type { WritePlan } from "../protocol/writes";
 import { AttrsTable } from "./attrs-table";
 import { Batch } from "./batch";
 import { SqliteBuckets } from "./buckets";
@@ -38,27 +34,8 @@ import { SnapshotBlobs } from "./snapshot-blobs";
 import { SnapshotFiles } from "./snapshot-files";
 import { stderrLog, type StoreLog } from "./store-log";
 import { TtlTouches } from "./ttl-touches";
-import type {
-  AttrsOutcome,
-  BatchOutcome,
-  BatchRequest,
-  BucketInfo,
-  BucketSummary,
-  CreateOutcome,
-  DeleteOutcome,
-  ListQuery,
-  Page,
-  PublishOutcome,
-  ReadSlice,
-  RetentionOutcome,
-  SnapshotReader,
-  SnapshotUpload,
-  Store,
-  StoreStats,
-  StreamChange,
-  StreamSummary,
-} from "./store";
-import { appendChange } from "./store";
+import type { BucketInfo, BucketSummary, ListQuery, Page, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, StreamSummary } from "./store";
+import { StreamStore } from "./stream-store";
 import { DurableCounts } from "./durable-counts";
 import { StateLoader } from "./state-loader";
 import { StreamCache } from "./stream-cache";
@@ -113,7 +90,7 @@ export interface SqliteStoreOptions {
 }
 
 
-export class SqliteStore implements Store {
+export class SqliteStore extends StreamStore implements Store {
   private readonly db: Database;
   private readonly st: Statements;
   private readonly log: MessageLog;
@@ -158,6 +135,7 @@ export class SqliteStore implements Store {
   private appendedMessages = 0;
 
   constructor(options: SqliteStoreOptions) {
+    super();
     this.now = options.now ?? Date.now;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     this.path = options.path;
@@ -260,7 +238,6 @@ export class SqliteStore implements Store {
         pins,
         tx: this.tx,
         submit: (run) => this.writes.submit(run),
-        producerClock: () => this.producerClock(),
       });
       this.resources.reclaimLeftovers(this.mayHoldUnreachedRows());
       this.orphanFiles = blobs.removeOrphanFiles().then(
@@ -447,49 +424,19 @@ export class SqliteStore implements Store {
     return run();
   }
 
-  append(key: string, request: AppendRequest) {
+  transact<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
     return this.clientWrite((tx) => {
-      const state = this.tx.live(tx, key);
-      const decision = decideAppend(state, request, this.producerClock());
-      if (decision.kind !== "accepted") return decision;
-      const next = this.tx.append(tx, key, state!, decision.effect);
-      const { effect } = decision;
-      tx.changes.push(appendChange(next, effect));
-      return decision;
-    });
+      // The quota first: counting reclaims the bucket's expired streams (protocol/writes.ts).
+      const refusal = plan.counts?.creates ? this.buckets.quotaRefusal(plan.counts.bucket, tx) : null;
+      const views = plan.reads.map((read) => this.tx.view(tx, read));
+      const decision = plan.decide(views, this.producerClock(), refusal);
+      const applied = new Map<string, StreamState | undefined>();
+      for (const effect of decision.effects) this.tx.apply(tx, effect, applied);
+      return decision.result(applied);
+    }, plan.grows);
   }
 
-  create(key: string, request: CreateRequest): Promise<CreateOutcome> {
-    return this.clientWrite((tx): CreateOutcome => {
-      // What the decision reads (protocol/create.ts), loaded before it is asked.
-      const existing = this.tx.live(tx, key);
-      const source = request.fork ? this.forkSource(tx, request.fork) : null;
-      const decision = decideCreate(existing, request, source, existing ? this.tx.attrsOf(existing) : null);
-      if (decision.kind !== "create") return decision;
-      const refused = this.buckets.quotaRefusal(decision.plan.bucket, tx);
-      if (refused) return refused;
-      return { kind: "created", state: this.tx.create(tx, key, decision.plan) };
-    });
-  }
-
-  private forkSource(tx: Batch, fork: ForkRequest): ForkSource {
-    const state = this.tx.live(tx, fork.sourceKey);
-    return { state, appendAt: state ? this.log.appendAt(tx, state, this.tx.lineage(tx, state), forkOffset(fork, state)) : null };
-  }
-
-  delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
-    return this.clientWrite((tx): DeleteOutcome => {
-      const checked = checkAddressed(this.tx.live(tx, key), incarnation);
-      if (isProtocolError(checked)) return checked;
-      return { kind: "deleted", ...this.tx.delete(tx, checked) };
-    }, false);
-  }
-
-  // ---- attributes, snapshots, retention, batches (resource-store.ts) ----------------------
-
-  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
-    return this.admitted(true, () => this.resources.appendBatch(key, request));
-  }
+  // ---- attributes and snapshots (resource-store.ts) ----------------------------------------
 
   async attrs(state: StreamState): Promise<string | null> {
     try {
@@ -499,17 +446,9 @@ export class SqliteStore implements Store {
     }
   }
 
-  putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
-    return this.admitted(true, () => this.resources.putAttrs(key, incarnation, attrs));
-  }
-
   stageSnapshot(): SnapshotUpload {
     this.health.admitGrowth();
     return this.resources.stageSnapshot();
-  }
-
-  publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
-    return this.admitted(true, () => this.resources.publishSnapshot(key, upload, request, digest, mentionsBoundary));
   }
 
   discardSnapshot(upload: SnapshotUpload): Promise<void> {
@@ -518,10 +457,6 @@ export class SqliteStore implements Store {
 
   async openSnapshot(meta: SnapshotMeta): Promise<SnapshotReader> {
     return this.resources.openSnapshot(meta);
-  }
-
-  advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
-    return this.admitted(false, () => this.resources.advanceRetention(key, target, incarnation));
   }
 
   // ---- buckets and listings --------------------------------------------------------------------

@@ -3,33 +3,17 @@
 // producer state, closure and TTL move together or not at all.
 
 import type { AppendDecision, AppendEffect, AppendRequest } from "../protocol/append";
-import type { FrameAck } from "../protocol/append-batch";
-import type { CreateDecision, CreateRequest } from "../protocol/create";
+import type { CreateRequest } from "../protocol/create";
 import type { ProtocolError } from "../protocol/errors";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { ResourceTarget } from "../protocol/retention";
 import type { PublishRequest } from "../protocol/snapshot";
 import type { SnapshotMeta, StreamState } from "../protocol/state";
+import type { AttrsOutcome, BatchOutcome, BatchRequest, CreateOutcome, DeleteOutcome, PublishOutcome, RetentionOutcome, WritePlan } from "../protocol/writes";
 import type { Introspection } from "./introspection";
 import type { DiskFailure, WriteState } from "./write-health";
 
-export type CreateOutcome = Exclude<CreateDecision, { kind: "create" }> | { kind: "created"; state: StreamState };
-
-export type DeleteOutcome = ProtocolError | { kind: "deleted"; soft: boolean };
-
-export type AttrsOutcome = ProtocolError | { kind: "unchanged" | "replaced"; state: StreamState };
-export type PublishOutcome = ProtocolError | { kind: "unchanged" | "published"; state: StreamState; snapshot: SnapshotMeta };
-export type RetentionOutcome = ProtocolError | { kind: "unchanged" | "advanced"; state: StreamState };
-
-export interface BatchRequest {
-  contentType: string;
-  /** Each frame's stored messages (one for a byte frame, the flattened elements of a JSON one). */
-  frames: Uint8Array[][];
-  incarnation: string | null;
-}
-
-/** One ack per frame, in order; `state` is the stream after the batch. */
-export type BatchOutcome = ProtocolError | { kind: "batch"; state: StreamState; acks: FrameAck[] };
+export type { AttrsOutcome, BatchOutcome, BatchRequest, CreateOutcome, DeleteOutcome, PublishOutcome, RetentionOutcome } from "../protocol/writes";
 
 /** A snapshot body streaming into storage, written in chunks as it arrives (never held whole). */
 export interface SnapshotUpload {
@@ -70,14 +54,14 @@ export type StreamChange =
   | { kind: "retained"; state: StreamState }
   | { kind: "gone"; id: number; key: string };
 
-/** What an accepted append tells the live layer: its messages, or, for a close alone, the close. */
-export function appendChange(state: StreamState, effect: AppendEffect): StreamChange {
-  return effect.messages.length > 0 ? { kind: "appended", state, start: effect.start, messages: effect.messages } : { kind: "closed", state };
-}
-
-/** What a batch's accepted frames tell the live layer: one change, as they are contiguous; null for none. */
-export function batchChange(state: StreamState, appends: readonly AppendEffect[]): StreamChange | null {
-  return appends.length === 0 ? null : { kind: "appended", state, start: appends[0]!.start, messages: appends.flatMap((e) => e.messages) };
+/**
+ * What accepted appends tell the live layer, as one change (they are contiguous): their messages,
+ * or, for a close alone, the close. Both engines' appliers of an append effect tell it.
+ */
+export function appendsChange(state: StreamState, appends: readonly AppendEffect[]): StreamChange {
+  const first = appends[0]!;
+  if (appends.length === 1 && first.messages.length === 0) return { kind: "closed", state };
+  return { kind: "appended", state, start: first.start, messages: appends.length === 1 ? first.messages : appends.flatMap((e) => e.messages) };
 }
 
 export interface Page<T> {
@@ -143,6 +127,12 @@ export interface Store {
   /** Sliding TTL renewal for reads (spec §7.1); writes renew inside their transaction. */
   renewTtl(key: string): Promise<void>;
 
+  /**
+   * The one way a stream write runs (protocol/writes.ts): inside one transaction the engine loads
+   * what the plan reads, lets it decide, and applies its effects; all of them commit or none.
+   * The writes below are each one plan (stream-store.ts).
+   */
+  transact<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T>;
   append(key: string, request: AppendRequest): Promise<AppendDecision>;
   create(key: string, request: CreateRequest): Promise<CreateOutcome>;
   delete(key: string, incarnation: string | null): Promise<DeleteOutcome>;

@@ -6,17 +6,19 @@
 
 import { applyAppend, type AppendEffect } from "../protocol/append";
 import { isJsonType } from "../protocol/content-type";
-import type { CreatePlan } from "../protocol/create";
+import { forkOffset, type CreatePlan } from "../protocol/create";
 import { createAppend, initialState, mintIncarnation } from "../protocol/new-stream";
-import { hasExpired, planDelete, type DeleteEffect } from "../protocol/delete";
+import { hasExpired, planDelete, type DeleteEffect, type DeletePlan } from "../protocol/delete";
 import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
+import type { StreamRead, StreamView, WriteEffect } from "../protocol/writes";
 import type { AttrsTable } from "./attrs-table";
 import type { Batch } from "./batch";
 import { lineageOf, reach, type Segment } from "./lineage";
 import type { MessageLog } from "./message-log";
 import type { Reclaimer } from "./reclaimer";
 import type { Statements } from "./rows";
-import type { SnapshotBlobs, StagedSnapshot } from "./snapshot-blobs";
+import type { SnapshotBlobs, SnapshotStaging, StagedSnapshot } from "./snapshot-blobs";
+import { appendsChange, type SnapshotUpload } from "./store";
 import type { StreamDamage } from "./stream-damage";
 
 export interface StreamTxDeps {
@@ -51,6 +53,48 @@ export class StreamTx {
     if (!state || !hasExpired(state, this.d.now())) return state;
     const plan = this.delete(tx, state);
     return plan.soft ? tx.get(key) : undefined;
+  }
+
+  /** What a plan reads of one stream (protocol/writes.ts), loaded in this transaction, the stream live. */
+  view(tx: Batch, read: StreamRead): StreamView {
+    const state = this.live(tx, read.key);
+    return {
+      state,
+      attrs: read.attrs && state ? this.attrsOf(state) : null,
+      atBoundary: this.atBoundary(tx, state, read.boundary ?? null),
+      appendAt: read.fork && state ? this.d.log.appendAt(tx, state, this.lineage(tx, state), forkOffset(read.fork, state)) : null,
+      sources: read.chain && state ? this.sources(tx, state) : [],
+    };
+  }
+
+  /** Applies one effect a plan decided, recording the state it leaves in `applied`. */
+  apply(tx: Batch, effect: WriteEffect<SnapshotUpload>, applied: Map<string, StreamState | undefined>): void {
+    switch (effect.kind) {
+      case "delete":
+        return this.applyPlan(tx, effect.plan);
+      case "create":
+        applied.set(effect.key, this.create(tx, effect.key, effect.plan));
+        return;
+      case "append": {
+        let state = effect.state;
+        for (const append of effect.appends) state = this.append(tx, effect.key, state, append);
+        tx.changes.push(appendsChange(state, effect.appends));
+        applied.set(effect.key, state);
+        return;
+      }
+      case "set-attrs":
+        return this.record(applied, this.setAttrs(tx, effect.state, effect.attrs));
+      case "publish-snapshot":
+        return this.record(applied, this.publishSnapshot(tx, effect.state, (effect.upload as SnapshotStaging).staged(), effect.meta, effect.mentionsBoundary));
+      case "drop-upload":
+        return this.dropStaged(tx, (effect.upload as SnapshotStaging).blobId);
+      case "set-floor":
+        return this.record(applied, this.setFloor(tx, effect.state, effect.floor));
+    }
+  }
+
+  private record(applied: Map<string, StreamState | undefined>, state: StreamState): void {
+    applied.set(streamKey(state.bucket, state.name), state);
   }
 
   /** The stored attributes of a state this transaction sees (its own changes included). */
@@ -114,7 +158,7 @@ export class StreamTx {
     });
   }
 
-  create(tx: Batch, key: string, plan: CreatePlan): StreamState {
+  private create(tx: Batch, key: string, plan: CreatePlan): StreamState {
     const now = this.d.now();
     const minted = mintIncarnation(this.lastIncarnation, now);
     this.lastIncarnation = minted.counter;
@@ -145,7 +189,7 @@ export class StreamTx {
   }
 
   /** An accepted append: its log rows, its producer's entry and the stream's next state. */
-  append(tx: Batch, key: string, state: StreamState, effect: AppendEffect): StreamState {
+  private append(tx: Batch, key: string, state: StreamState, effect: AppendEffect): StreamState {
     const { st, log } = this.d;
     const now = this.d.now();
     const next = applyAppend(state, effect, now);
@@ -175,7 +219,7 @@ export class StreamTx {
   }
 
   /** Replaces the attributes (null clears them); the replaced row goes once this is durable. */
-  setAttrs(tx: Batch, state: StreamState, attrs: string | null): StreamState {
+  private setAttrs(tx: Batch, state: StreamState, attrs: string | null): StreamState {
     const next = { ...state, attrsId: attrs === null ? null : this.d.attrs.insert(state.id, attrs) };
     this.releaseAttrs(tx, state);
     tx.put(next);
@@ -183,7 +227,7 @@ export class StreamTx {
   }
 
   /** Makes a staged blob the stream's snapshot; the one it replaces is released. */
-  publishSnapshot(tx: Batch, state: StreamState, staged: StagedSnapshot, meta: Omit<SnapshotMeta, "blobId" | "size">, mentionsBoundary: boolean): StreamState {
+  private publishSnapshot(tx: Batch, state: StreamState, staged: StagedSnapshot, meta: Omit<SnapshotMeta, "blobId" | "size">, mentionsBoundary: boolean): StreamState {
     const next = { ...state, snapshot: this.d.blobs.publish(staged, meta, mentionsBoundary) };
     this.releaseSnapshot(tx, state);
     tx.put(next);
@@ -197,7 +241,7 @@ export class StreamTx {
   }
 
   /** Raises the floor; the rows below it that no fork reads are deleted behind it, once this is durable. */
-  setFloor(tx: Batch, state: StreamState, floor: number): StreamState {
+  private setFloor(tx: Batch, state: StreamState, floor: number): StreamState {
     const next = { ...state, retained: floor };
     tx.put(next);
     tx.changes.push({ kind: "retained", state: next });
@@ -206,12 +250,16 @@ export class StreamTx {
   }
 
   /** Deletes the stream as protocol/delete.ts plans it: soft, hard, and up its fork chain. */
-  delete(tx: Batch, state: StreamState): { soft: boolean } {
+  private delete(tx: Batch, state: StreamState): { soft: boolean } {
     // The whole chain is loaded before any row goes: a source not yet in memory is loaded with
     // the forks whose rows refer to it (state-loader.ts), and the deleted ones must be among them.
     const plan = planDelete(state, this.sources(tx, state));
-    for (const effect of plan.effects) this.applyDelete(tx, effect);
+    this.applyPlan(tx, plan);
     return { soft: plan.soft };
+  }
+
+  private applyPlan(tx: Batch, plan: DeletePlan): void {
+    for (const effect of plan.effects) this.applyDelete(tx, effect);
   }
 
   /** The stream's fork chain as this transaction sees it, nearest source first. */

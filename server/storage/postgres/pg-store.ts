@@ -5,35 +5,14 @@
 // Other instances' commits reach this one's live readers as NOTIFY wake-ups (notify.ts).
 
 import { SQL } from "bun";
-import { decideAppend, type AppendRequest } from "../../protocol/append";
-import { decideBatch } from "../../protocol/append-batch";
-import { decideAttrsPut } from "../../protocol/attrs";
-import { decideCreate, forkOffset, type CreateRequest, type ForkSource } from "../../protocol/create";
-import { isProtocolError, type ProtocolError } from "../../protocol/errors";
+import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
 import { NO_QUOTAS, quotaRefusal, type Quotas } from "../../protocol/quota";
-import { checkAddressed } from "../../protocol/read";
-import { decideRetention, type ResourceTarget } from "../../protocol/retention";
-import { decidePublish, type PublishRequest } from "../../protocol/snapshot";
-import type { SnapshotMeta, StreamState } from "../../protocol/state";
-import type {
-  AttrsOutcome,
-  BatchOutcome,
-  BatchRequest,
-  CreateOutcome,
-  DeleteOutcome,
-  ListQuery,
-  PublishOutcome,
-  ReadSlice,
-  RetentionOutcome,
-  SnapshotReader,
-  SnapshotUpload,
-  Store,
-  StoreStats,
-  StreamChange,
-} from "../store";
-import { appendChange, batchChange } from "../store";
+import { splitKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
+import type { WritePlan } from "../../protocol/writes";
+import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange } from "../store";
+import { StreamStore } from "../stream-store";
 import type { CommitObserver } from "../group-commit";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
@@ -43,7 +22,7 @@ import { isMessageStart, readRange } from "./lineage";
 import { Listings } from "./listings";
 import { Notifier } from "./notify";
 import { reclaimUp } from "./reclaim";
-import { producerOf, splitKey, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
+import { producerOf, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
 import { migrate } from "./schema";
 import { DatabaseSizes } from "./sizes";
 import { PgUpload, SnapshotBlobs } from "./snapshots";
@@ -64,7 +43,7 @@ export interface PgStoreOptions {
   snapshotLeaseMs?: number;
 }
 
-export class PgStore implements Store {
+export class PgStore extends StreamStore implements Store {
   private readonly sql: SQL;
   private readonly now: () => number;
   private readonly clock: ProducerClock;
@@ -86,6 +65,7 @@ export class PgStore implements Store {
   private closing = false;
 
   private constructor(options: PgStoreOptions) {
+    super();
     this.now = options.now ?? Date.now;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     this.quotas = options.quotas ?? NO_QUOTAS;
@@ -238,86 +218,21 @@ export class PgStore implements Store {
 
   // ---- writes -----------------------------------------------------------------------------------
 
-  append(key: string, request: AppendRequest) {
-    return this.submit(streamOf(key), async (w) => {
-      const locked = await w.live(key);
-      const state = locked && (await w.withProducers(locked, request.producer?.id ?? null));
-      const decision = decideAppend(state, request, this.producerClock());
-      if (decision.kind !== "accepted") return decision;
-      const next = await w.append(state!, decision.effect);
-      const { effect } = decision;
-      w.fx.changes.push(appendChange(next, effect));
-      return decision;
-    });
-  }
-
-  create(key: string, request: CreateRequest): Promise<CreateOutcome> {
-    return this.submit({ streams: request.fork ? [key, request.fork.sourceKey] : [key], buckets: [splitKey(key).bucket] }, async (w): Promise<CreateOutcome> => {
-      const existing = await w.live(key);
-      const existingAttrs = existing && existing.attrsId !== null ? await w.attrsOf(existing) : null;
-      let source: ForkSource | null = null;
-      if (request.fork) {
-        const state = await w.live(request.fork.sourceKey);
-        const offset = state && forkOffset(request.fork, state);
-        const appendAt = state && offset !== undefined && offset <= state.tail ? await w.appendAt(state, offset) : null;
-        source = { state, appendAt };
-      }
-      const decision = decideCreate(existing, request, source, existingAttrs);
-      if (decision.kind !== "create") return decision;
-      const refused = await this.quotaRefusal(w.sql, decision.plan.bucket, true);
-      if (refused) return refused;
-      return { kind: "created", state: await w.create(decision.plan) };
-    });
-  }
-
-  delete(key: string, incarnation: string | null): Promise<DeleteOutcome> {
-    return this.submit(withBucket(key), async (w): Promise<DeleteOutcome> => {
-      const checked = checkAddressed(await w.live(key), incarnation);
-      if (isProtocolError(checked)) return checked;
-      return { kind: "deleted", ...(await w.delete(checked)) };
-    });
-  }
-
-  appendBatch(key: string, request: BatchRequest): Promise<BatchOutcome> {
-    return this.submit(streamOf(key), async (w): Promise<BatchOutcome> => {
-      const checked = checkAddressed(await w.live(key), request.incarnation);
-      if (isProtocolError(checked)) return checked;
-      let state = checked;
-      const { acks, appends } = decideBatch(state, request.contentType, request.frames, this.producerClock());
-      for (const effect of appends) state = await w.append(state, effect);
-      const change = batchChange(state, appends);
-      if (change) w.fx.changes.push(change);
-      return { kind: "batch", state, acks };
-    });
-  }
-
-  putAttrs(key: string, incarnation: string | null, attrs: string | null): Promise<AttrsOutcome> {
-    return this.submit(streamOf(key), async (w): Promise<AttrsOutcome> => {
-      const state = await w.live(key);
-      const current = state && !state.softDeleted ? await w.attrsOf(state) : null;
-      const decision = decideAttrsPut(state, incarnation, attrs, current);
-      if (decision.kind !== "replace") return decision;
-      return { kind: "replaced", state: await w.setAttrs(decision.state, decision.attrs) };
+  transact<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
+    return this.submit(locksOf(plan), async (w) => {
+      // The quota first: counting reclaims the bucket's expired streams (protocol/writes.ts).
+      const refusal = plan.counts?.creates ? await this.quotaRefusal(w.sql, plan.counts.bucket, true) : null;
+      const views = [];
+      for (const read of plan.reads) views.push(await w.view(read));
+      const decision = plan.decide(views, this.producerClock(), refusal);
+      const applied = new Map<string, StreamState | undefined>();
+      for (const effect of decision.effects) await w.apply(effect, applied);
+      return decision.result(applied);
     });
   }
 
   stageSnapshot(): SnapshotUpload {
     return new PgUpload(this.sql, this.now);
-  }
-
-  async publishSnapshot(key: string, upload: SnapshotUpload, request: PublishRequest, digest: string, mentionsBoundary: boolean): Promise<PublishOutcome> {
-    const blobId = await (upload as PgUpload).id();
-    const outcome = await this.submit(streamOf(key), async (w): Promise<PublishOutcome> => {
-      const state = await w.live(key);
-      const offset = request.target.kind === "offset" ? request.target.offset : null;
-      const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
-      const decision = decidePublish(state, request, digest, boundary);
-      if (decision.kind !== "publish") return decision;
-      const next = await w.publishSnapshot(decision.state, blobId, { offset: decision.offset, contentType: request.contentType, digest }, mentionsBoundary);
-      return { kind: "published", state: next, snapshot: next.snapshot! };
-    });
-    if (outcome.kind !== "published") this.track(this.blobs.collect(blobId));
-    return outcome;
   }
 
   async discardSnapshot(upload: SnapshotUpload): Promise<void> {
@@ -326,17 +241,6 @@ export class PgStore implements Store {
 
   openSnapshot(meta: SnapshotMeta): Promise<SnapshotReader> {
     return this.blobs.open(meta);
-  }
-
-  advanceRetention(key: string, target: ResourceTarget, incarnation: string | null): Promise<RetentionOutcome> {
-    return this.submit(streamOf(key), async (w): Promise<RetentionOutcome> => {
-      const state = await w.live(key);
-      const offset = target.kind === "offset" ? target.offset : null;
-      const boundary = state && offset !== null ? await w.isBoundary(state, offset) : false;
-      const decision = decideRetention(state, target, incarnation, boundary);
-      if (decision.kind !== "advance") return decision;
-      return { kind: "advanced", state: await w.setFloor(decision.state, decision.floor) };
-    });
   }
 
   // ---- buckets and listings -----------------------------------------------------------------------
@@ -474,8 +378,15 @@ export class PgStore implements Store {
   }
 }
 
-/** A write on one stream whose first statement is `w.live(key)`, which locks the stream's row. */
-const streamOf = (key: string): Locks => ({ streams: [key], buckets: [], lockedByFirstRead: true });
+/**
+ * The rows a plan decides on. A plan of one stream whose first statement is its live load
+ * (`w.view`, which locks the stream's row) and that changes no bucket count needs no separate lock.
+ */
+function locksOf(plan: WritePlan<unknown, SnapshotUpload>): Locks {
+  const streams = plan.reads.map((read) => read.key);
+  if (!plan.counts && streams.length === 1) return { streams, buckets: [], lockedByFirstRead: true };
+  return { streams, buckets: plan.counts ? [plan.counts.bucket] : [] };
+}
 
 /** A write that may change the stream's bucket count as well (a delete, an expiry). */
 const withBucket = (key: string): Locks => ({ streams: [key], buckets: [splitKey(key).bucket] });

@@ -94,8 +94,3 @@ export function producerOf(row: ProducerRow): [string, ProducerState] {
     { epoch: num(row.epoch), lastSeq: num(row.last_seq), lastStart: num(row.last_start), lastNext: num(row.last_next), updatedAtMs: num(row.updated_at_ms) },
   ];
 }
-
-export const splitKey = (key: string) => {
-  const slash = key.indexOf("/");
-  return { bucket: key.slice(0, slash), name: key.slice(slash + 1) };
-};

@@ -10,15 +10,18 @@
 
 import { applyAppend, producerAfter, type AppendEffect } from "../../protocol/append";
 import { isJsonType } from "../../protocol/content-type";
-import type { CreatePlan } from "../../protocol/create";
+import { forkOffset, type CreatePlan } from "../../protocol/create";
 import { hasExpired, planDelete, type DeleteEffect } from "../../protocol/delete";
 import { createAppend, initialState } from "../../protocol/new-stream";
 import { isRemembered, type ProducerClock } from "../../protocol/producer";
 import { ProducerTable } from "../../protocol/producer-table";
-import { streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
+import { splitKey, streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
+import type { StreamRead, StreamView, WriteEffect } from "../../protocol/writes";
+import { appendsChange, type SnapshotUpload } from "../store";
 import type { TxSql, WriteEffects } from "./group-commit";
 import { appendAt, isMessageStart, messagesBelow, segmentsOf } from "./lineage";
-import { producerOf, splitKey, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
+import { producerOf, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
+import type { PgUpload } from "./snapshots";
 
 export interface WriteContext {
   now: () => number;
@@ -54,6 +57,51 @@ export class StreamWrites {
     if (!state || !hasExpired(state, this.c.now())) return state;
     await this.delete(state);
     return state.forkRefs > 0 ? this.lock(key) : undefined;
+  }
+
+  /** What a plan reads of one stream (protocol/writes.ts), its row locked and the stream live. */
+  async view(read: StreamRead): Promise<StreamView> {
+    const live = await this.live(read.key);
+    const state = live && read.producer ? await this.withProducers(live, read.producer) : live;
+    const forkAt = read.fork && state ? forkOffset(read.fork, state) : undefined;
+    return {
+      state,
+      attrs: read.attrs && state && state.attrsId !== null ? await this.attrsOf(state) : null,
+      atBoundary: state !== undefined && read.boundary != null ? await this.isBoundary(state, read.boundary) : false,
+      appendAt: state && forkAt !== undefined && forkAt <= state.tail ? await this.appendAt(state, forkAt) : null,
+      sources: read.chain && state ? await this.sources(state) : [],
+    };
+  }
+
+  /** Applies one effect a plan decided, recording the state it leaves in `applied`. */
+  async apply(effect: WriteEffect<SnapshotUpload>, applied: Map<string, StreamState | undefined>): Promise<void> {
+    const record = (state: StreamState) => void applied.set(streamKey(state.bucket, state.name), state);
+    switch (effect.kind) {
+      case "delete":
+        for (const step of effect.plan.effects) await this.applyDelete(step);
+        return;
+      case "create":
+        applied.set(effect.key, await this.create(effect.plan));
+        return;
+      case "append": {
+        let state = effect.state;
+        for (const append of effect.appends) state = await this.append(state, append);
+        this.fx.changes.push(appendsChange(state, effect.appends));
+        applied.set(effect.key, state);
+        return;
+      }
+      case "set-attrs":
+        return record(await this.setAttrs(effect.state, effect.attrs));
+      case "publish-snapshot":
+        return record(await this.publishSnapshot(effect.state, await (effect.upload as PgUpload).id(), effect.meta, effect.mentionsBoundary));
+      case "drop-upload": {
+        const blobId = await (effect.upload as PgUpload).id();
+        this.fx.afterCommit.push(() => this.c.collectBlob(blobId));
+        return;
+      }
+      case "set-floor":
+        return record(await this.setFloor(effect.state, effect.floor));
+    }
   }
 
   /**
