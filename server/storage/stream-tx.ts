@@ -67,34 +67,30 @@ export class StreamTx {
     };
   }
 
-  /** Applies one effect a plan decided, recording the state it leaves in `applied`. */
-  apply(tx: Batch, effect: WriteEffect<SnapshotUpload>, applied: Map<string, StreamState | undefined>): void {
+  /** Applies one effect a plan decided; returns the state it leaves of the stream it wrote. */
+  apply(tx: Batch, effect: WriteEffect<SnapshotUpload>): StreamState | undefined {
     switch (effect.kind) {
       case "delete":
-        return this.applyPlan(tx, effect.plan);
+        this.applyPlan(tx, effect.plan);
+        return undefined;
       case "create":
-        applied.set(effect.key, this.create(tx, effect.key, effect.plan));
-        return;
+        return this.create(tx, effect.key, effect.plan);
       case "append": {
         let state = effect.state;
         for (const append of effect.appends) state = this.append(tx, effect.key, state, append);
         tx.changes.push(appendsChange(state, effect.appends));
-        applied.set(effect.key, state);
-        return;
+        return state;
       }
       case "set-attrs":
-        return this.record(applied, this.setAttrs(tx, effect.state, effect.attrs));
+        return this.setAttrs(tx, effect.state, effect.attrs);
       case "publish-snapshot":
-        return this.record(applied, this.publishSnapshot(tx, effect.state, (effect.upload as SnapshotStaging).staged(), effect.meta, effect.mentionsBoundary));
+        return this.publishSnapshot(tx, effect.state, (effect.upload as SnapshotStaging).staged(), effect.meta, effect.mentionsBoundary);
       case "drop-upload":
-        return this.dropStaged(tx, (effect.upload as SnapshotStaging).blobId);
+        this.dropStaged(tx, (effect.upload as SnapshotStaging).blobId);
+        return undefined;
       case "set-floor":
-        return this.record(applied, this.setFloor(tx, effect.state, effect.floor));
+        return this.setFloor(tx, effect.state, effect.floor);
     }
-  }
-
-  private record(applied: Map<string, StreamState | undefined>, state: StreamState): void {
-    applied.set(streamKey(state.bucket, state.name), state);
   }
 
   /** The stored attributes of a state this transaction sees (its own changes included). */
