@@ -12,9 +12,6 @@ export interface Quotas {
 
 export const NO_QUOTAS: Quotas = { maxBuckets: Infinity, maxStreamsPerBucket: Infinity };
 
-/** Neither cap is set: a create needs nothing counted, nor even whether its bucket exists. */
-export const uncapped = (quotas: Quotas): boolean => quotas.maxBuckets === Infinity && quotas.maxStreamsPerBucket === Infinity;
-
 /**
  * What the engine must count, inside the create's transaction, before quotaRefusal decides: the
  * buckets (when the create would make a new one) and the bucket's live streams (when it creates a

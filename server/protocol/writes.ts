@@ -68,10 +68,12 @@ export type WriteEffect<Upload> =
   | { kind: "drop-upload"; upload: Upload }
   | { kind: "set-floor"; state: StreamState; floor: number };
 
+/** The states the effects left, by path key (undefined: deleted). */
+export type Applied = ReadonlyMap<string, StreamState | undefined>;
+
 export interface Decision<T, Upload> {
   effects: WriteEffect<Upload>[];
-  /** `after`: the state the last effect left of the stream it wrote (undefined for a delete or a dropped upload). */
-  result(after: StreamState | undefined): T;
+  result(applied: Applied): T;
 }
 
 export interface WritePlan<T, Upload = never> {
@@ -89,6 +91,9 @@ export interface WritePlan<T, Upload = never> {
 }
 
 const refused = <T>(result: T): Decision<T, never> => ({ effects: [], result: () => result });
+
+/** A decision's state after its effects: the key's applied state. */
+const after = (applied: Applied, key: string): StreamState => applied.get(key)!;
 
 export function appendWrite(key: string, request: AppendRequest): WritePlan<AppendDecision> {
   return {
@@ -111,7 +116,7 @@ export function batchWrite(key: string, request: BatchRequest): WritePlan<BatchO
       if (isProtocolError(checked)) return refused(checked);
       const { acks, appends } = decideBatch(checked, request.contentType, request.frames, clock);
       if (appends.length === 0) return refused({ kind: "batch", state: checked, acks });
-      return { effects: [{ kind: "append", key, state: checked, appends }], result: (after) => ({ kind: "batch", state: after!, acks }) };
+      return { effects: [{ kind: "append", key, state: checked, appends }], result: (applied) => ({ kind: "batch", state: after(applied, key), acks }) };
     },
   };
 }
@@ -126,7 +131,7 @@ export function createWrite(key: string, request: CreateRequest): WritePlan<Crea
       const decision = decideCreate(existing!.state, request, source ? { state: source.state, appendAt: source.appendAt } : null, existing!.attrs);
       if (decision.kind !== "create") return refused(decision);
       if (refusal) return refused(refusal);
-      return { effects: [{ kind: "create", key, plan: decision.plan }], result: (after) => ({ kind: "created", state: after! }) };
+      return { effects: [{ kind: "create", key, plan: decision.plan }], result: (applied) => ({ kind: "created", state: after(applied, key) }) };
     },
   };
 }
@@ -152,7 +157,7 @@ export function attrsWrite(key: string, incarnation: string | null, attrs: strin
     decide([view]) {
       const decision = decideAttrsPut(view!.state, incarnation, attrs, view!.attrs);
       if (decision.kind !== "replace") return refused(decision);
-      return { effects: [{ kind: "set-attrs", state: decision.state, attrs: decision.attrs }], result: (after) => ({ kind: "replaced", state: after! }) };
+      return { effects: [{ kind: "set-attrs", state: decision.state, attrs: decision.attrs }], result: (applied) => ({ kind: "replaced", state: after(applied, key) }) };
     },
   };
 }
@@ -167,7 +172,10 @@ export function publishWrite<Upload>(key: string, upload: Upload, request: Publi
       const meta = { offset: decision.offset, contentType: request.contentType, digest };
       return {
         effects: [{ kind: "publish-snapshot", state: decision.state, upload, meta, mentionsBoundary }],
-        result: (after) => ({ kind: "published", state: after!, snapshot: after!.snapshot! }),
+        result: (applied) => {
+          const state = after(applied, key);
+          return { kind: "published", state, snapshot: state.snapshot! };
+        },
       };
     },
   };
@@ -180,7 +188,7 @@ export function retentionWrite(key: string, target: ResourceTarget, incarnation:
     decide([view]) {
       const decision = decideRetention(view!.state, target, incarnation, view!.atBoundary);
       if (decision.kind !== "advance") return refused(decision);
-      return { effects: [{ kind: "set-floor", state: decision.state, floor: decision.floor }], result: (after) => ({ kind: "advanced", state: after! }) };
+      return { effects: [{ kind: "set-floor", state: decision.state, floor: decision.floor }], result: (applied) => ({ kind: "advanced", state: after(applied, key) }) };
     },
   };
 }

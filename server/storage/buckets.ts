@@ -4,7 +4,7 @@
 
 import type { Database, Statement } from "bun:sqlite";
 import type { ProtocolError } from "../protocol/errors";
-import { quotaCounts, quotaRefusal, uncapped, type Quotas } from "../protocol/quota";
+import { quotaCounts, quotaRefusal, type Quotas } from "../protocol/quota";
 import type { StreamState } from "../protocol/state";
 import type { Batch } from "./batch";
 import type { DurableCounts } from "./durable-counts";
@@ -65,7 +65,6 @@ export class SqliteBuckets {
    * `stream` is that transaction when the write creates a stream, null for an empty bucket.
    */
   quotaRefusal(bucket: string, stream: Batch | null): ProtocolError | null {
-    if (uncapped(this.d.quotas)) return null;
     const { bucketsUpTo, streamsUpTo } = quotaCounts(this.d.quotas, this.has(bucket), stream !== null);
     return quotaRefusal(this.d.quotas, {
       buckets: bucketsUpTo === null ? null : this.countBuckets.get(bucketsUpTo)!.n,

@@ -1,6 +1,6 @@
-// The stream's resources besides its messages, for SqliteStore: reading attributes, staging and
-// reading snapshots (spec §2.11–§2.18), and the background reclaiming of what writes leave behind
-// (the writes themselves are plans, stream-tx.ts applies them). It owns the pins of snapshots
+// The stream's resources besides its messages, for SqliteStore: attributes, snapshots, the
+// retained floor and batched appends (spec §2.10–§2.18), and the background reclaiming of what
+// they leave behind. It owns the tables of attributes and snapshot blobs, the pins of snapshots
 // being read, the reclaimer, and the thread snapshot chunks are read on.
 
 import type { Database } from "bun:sqlite";

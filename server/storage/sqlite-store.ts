@@ -430,9 +430,9 @@ export class SqliteStore extends StreamStore implements Store {
       const refusal = plan.counts?.creates ? this.buckets.quotaRefusal(plan.counts.bucket, tx) : null;
       const views = plan.reads.map((read) => this.tx.view(tx, read));
       const decision = plan.decide(views, this.producerClock(), refusal);
-      let after: StreamState | undefined;
-      for (const effect of decision.effects) after = this.tx.apply(tx, effect);
-      return decision.result(after);
+      const applied = new Map<string, StreamState | undefined>();
+      for (const effect of decision.effects) this.tx.apply(tx, effect, applied);
+      return decision.result(applied);
     }, plan.grows);
   }
 

@@ -67,30 +67,34 @@ export class StreamTx {
     };
   }
 
-  /** Applies one effect a plan decided; returns the state it leaves of the stream it wrote. */
-  apply(tx: Batch, effect: WriteEffect<SnapshotUpload>): StreamState | undefined {
+  /** Applies one effect a plan decided, recording the state it leaves in `applied`. */
+  apply(tx: Batch, effect: WriteEffect<SnapshotUpload>, applied: Map<string, StreamState | undefined>): void {
     switch (effect.kind) {
       case "delete":
-        this.applyPlan(tx, effect.plan);
-        return undefined;
+        return this.applyPlan(tx, effect.plan);
       case "create":
-        return this.create(tx, effect.key, effect.plan);
+        applied.set(effect.key, this.create(tx, effect.key, effect.plan));
+        return;
       case "append": {
         let state = effect.state;
         for (const append of effect.appends) state = this.append(tx, effect.key, state, append);
         tx.changes.push(appendsChange(state, effect.appends));
-        return state;
+        applied.set(effect.key, state);
+        return;
       }
       case "set-attrs":
-        return this.setAttrs(tx, effect.state, effect.attrs);
+        return this.record(applied, this.setAttrs(tx, effect.state, effect.attrs));
       case "publish-snapshot":
-        return this.publishSnapshot(tx, effect.state, (effect.upload as SnapshotStaging).staged(), effect.meta, effect.mentionsBoundary);
+        return this.record(applied, this.publishSnapshot(tx, effect.state, (effect.upload as SnapshotStaging).staged(), effect.meta, effect.mentionsBoundary));
       case "drop-upload":
-        this.dropStaged(tx, (effect.upload as SnapshotStaging).blobId);
-        return undefined;
+        return this.dropStaged(tx, (effect.upload as SnapshotStaging).blobId);
       case "set-floor":
-        return this.setFloor(tx, effect.state, effect.floor);
+        return this.record(applied, this.setFloor(tx, effect.state, effect.floor));
     }
+  }
+
+  private record(applied: Map<string, StreamState | undefined>, state: StreamState): void {
+    applied.set(streamKey(state.bucket, state.name), state);
   }
 
   /** The stored attributes of a state this transaction sees (its own changes included). */

@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
-import { NO_QUOTAS, quotaRefusal, uncapped, type Quotas } from "../../protocol/quota";
+import { NO_QUOTAS, quotaRefusal, type Quotas } from "../../protocol/quota";
 import { splitKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
 import type { WritePlan } from "../../protocol/writes";
 import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange } from "../store";
@@ -225,9 +225,9 @@ export class PgStore extends StreamStore implements Store {
       const views = [];
       for (const read of plan.reads) views.push(await w.view(read));
       const decision = plan.decide(views, this.producerClock(), refusal);
-      let after: StreamState | undefined;
-      for (const effect of decision.effects) after = await w.apply(effect);
-      return decision.result(after);
+      const applied = new Map<string, StreamState | undefined>();
+      for (const effect of decision.effects) await w.apply(effect, applied);
+      return decision.result(applied);
     });
   }
 
@@ -294,7 +294,7 @@ export class PgStore extends StreamStore implements Store {
    * transaction-scoped advisory lock), so creates on two instances cannot both take the last place.
    */
   private async quotaRefusal(sql: TxSql, bucket: string, stream: boolean): Promise<ProtocolError | null> {
-    if (uncapped(this.quotas)) return null;
+    if (this.quotas.maxBuckets === Infinity && this.quotas.maxStreamsPerBucket === Infinity) return null;
     await sql`SELECT pg_advisory_xact_lock(${0x75727362})`;
     const [b]: { n: string }[] = await sql`SELECT count(*) AS n FROM buckets WHERE bucket_id = ${bucket}`;
     const [all]: { n: string }[] = await sql`SELECT count(*) AS n FROM buckets`;

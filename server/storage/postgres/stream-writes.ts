@@ -62,7 +62,7 @@ export class StreamWrites {
   /** What a plan reads of one stream (protocol/writes.ts), its row locked and the stream live. */
   async view(read: StreamRead): Promise<StreamView> {
     const live = await this.live(read.key);
-    const state = live && read.producer != null ? await this.withProducers(live, read.producer) : live;
+    const state = live && read.producer ? await this.withProducers(live, read.producer) : live;
     const forkAt = read.fork && state ? forkOffset(read.fork, state) : undefined;
     return {
       state,
@@ -73,31 +73,34 @@ export class StreamWrites {
     };
   }
 
-  /** Applies one effect a plan decided; resolves with the state it leaves of the stream it wrote. */
-  async apply(effect: WriteEffect<SnapshotUpload>): Promise<StreamState | undefined> {
+  /** Applies one effect a plan decided, recording the state it leaves in `applied`. */
+  async apply(effect: WriteEffect<SnapshotUpload>, applied: Map<string, StreamState | undefined>): Promise<void> {
+    const record = (state: StreamState) => void applied.set(streamKey(state.bucket, state.name), state);
     switch (effect.kind) {
       case "delete":
         for (const step of effect.plan.effects) await this.applyDelete(step);
-        return undefined;
+        return;
       case "create":
-        return this.create(effect.plan);
+        applied.set(effect.key, await this.create(effect.plan));
+        return;
       case "append": {
         let state = effect.state;
         for (const append of effect.appends) state = await this.append(state, append);
         this.fx.changes.push(appendsChange(state, effect.appends));
-        return state;
+        applied.set(effect.key, state);
+        return;
       }
       case "set-attrs":
-        return this.setAttrs(effect.state, effect.attrs);
+        return record(await this.setAttrs(effect.state, effect.attrs));
       case "publish-snapshot":
-        return this.publishSnapshot(effect.state, await (effect.upload as PgUpload).id(), effect.meta, effect.mentionsBoundary);
+        return record(await this.publishSnapshot(effect.state, await (effect.upload as PgUpload).id(), effect.meta, effect.mentionsBoundary));
       case "drop-upload": {
         const blobId = await (effect.upload as PgUpload).id();
         this.fx.afterCommit.push(() => this.c.collectBlob(blobId));
-        return undefined;
+        return;
       }
       case "set-floor":
-        return this.setFloor(effect.state, effect.floor);
+        return record(await this.setFloor(effect.state, effect.floor));
     }
   }
 
