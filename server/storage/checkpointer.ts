@@ -21,6 +21,8 @@ export interface CheckpointRequest {
 
 export interface CheckpointDone {
   done: number;
+  /** Bytes of WAL frames it left uncopied (a reader still needs them), or null if it failed. */
+  leftBytes: number | null;
 }
 
 /**
@@ -48,14 +50,15 @@ export interface CheckpointerMessage {
 
 const report = (m: CheckpointerMessage) => self.postMessage(m);
 
-let checkpoint: (() => void) | undefined;
+let checkpoint: (() => number) | undefined;
 let closeDb: (() => void) | undefined;
 // A failure (a busy database, a full disk) is retried at the next request, and the writer's own
 // safety-net checkpoint keeps the WAL bounded meanwhile. It is logged when it starts and when it
 // ends, not ten times a second.
 let failing = false;
 
-function start({ path, walLimitBytes }: CheckpointerStart): () => void {
+/** Opens the thread's connection; the function it returns checkpoints and says how many bytes it left. */
+function start({ path, walLimitBytes }: CheckpointerStart): () => number {
   const db = new Database(path, { strict: true });
   // close(true) finalizes the prepared statements and releases the connection now. Plain close()
   // leaves a connection with statements outstanding open, locks and all, until the garbage
@@ -65,6 +68,8 @@ function start({ path, walLimitBytes }: CheckpointerStart): () => void {
   const passive = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
   const truncate = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
   const walBytes = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+  // A frame is a page and its 24-byte header.
+  const frameBytes = db.query<{ page_size: number }, []>("PRAGMA page_size").get()!.page_size + 24;
   let lastLog = -1;
   return () => {
     const { busy, log, checkpointed } = passive.get()!;
@@ -82,6 +87,7 @@ function start({ path, walLimitBytes }: CheckpointerStart): () => void {
       }
     }
     lastLog = log;
+    return Math.max(0, log - checkpointed) * frameBytes;
   };
 }
 
@@ -96,13 +102,14 @@ self.onmessage = (event: MessageEvent<CheckpointerStart | CheckpointRequest | Ch
     self.postMessage({ closed: true } satisfies CheckpointerClosed);
     return;
   }
+  let leftBytes: number | null = null;
   try {
-    checkpoint!();
+    leftBytes = checkpoint!();
     if (failing) report({ level: "info", message: "background checkpoints work again" });
     failing = false;
   } catch (error) {
     if (!failing) report({ level: "warn", message: "background checkpoint failed, retrying every tick", error: (error as Error).message, code: (error as { code?: string }).code });
     failing = true;
   }
-  self.postMessage({ done: m.checkpoint } satisfies CheckpointDone);
+  self.postMessage({ done: m.checkpoint, leftBytes } satisfies CheckpointDone);
 };

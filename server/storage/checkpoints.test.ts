@@ -8,6 +8,7 @@ import { createRequest } from "../protocol/testing-state";
 import { inTempDir } from "../testing/temp-dir";
 import { Checkpoints, MAX_HOLD_MS } from "./checkpoints";
 import { SqliteStore } from "./sqlite-store";
+import { WalLag, walLagLimits } from "./wal-lag";
 
 const MESSAGE = new Uint8Array(4096).fill(1);
 const APPENDS = 2400;
@@ -72,4 +73,24 @@ test("a checkpoint that outlasts the hold is copying a backlog: the next one hol
   expect(held[2]).toBe(false);
   // Later ones are instant, but on a loaded machine an answer can still take longer than a hold.
   expect(held.slice(3)).toContain(true);
+});
+
+test("on a disk low on space, a lag past the limit asks for a checkpoint at once and holds writes until it answers, however long it takes", async () => {
+  const MiB = 1024 * 1024;
+  const holds: Promise<void>[] = [];
+  const lag = new WalLag(walLagLimits(8 * MiB)!, () => MiB);
+  const checkpoints = new Checkpoints(new URL("../testing/timed-checkpointer.ts", import.meta.url), `${20 * MAX_HOLD_MS}`, 0, (until) => holds.push(until), () => {}, 60_000, lag);
+  try {
+    const asked = performance.now();
+    // The tick is a minute away: only the lag can ask.
+    checkpoints.committed(2 * MiB);
+    checkpoints.committed(2 * MiB);
+    expect(holds.length).toBe(2);
+    await Promise.all(holds);
+    // The quick hold gives up after MAX_HOLD_MS; the lag's waits for the answer.
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(19 * MAX_HOLD_MS);
+    expect(lag.behind).toBe(2 * MiB);
+  } finally {
+    await checkpoints.close();
+  }
 });

@@ -12,6 +12,7 @@
 
 import type { CheckpointDone, CheckpointerClose, CheckpointerClosed, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "./checkpointer";
 import { ThreadClose } from "./thread-close";
+import type { WalLag } from "./wal-lag";
 
 export const CHECKPOINT_EVERY_MS = 100;
 
@@ -25,8 +26,11 @@ export class Checkpoints {
   private readonly worker: Worker;
   private readonly timer: ReturnType<typeof setInterval>;
   private lastId = 0;
-  /** The checkpoint asked for and not yet answered, if any: never more than one at a time. */
-  private waiting: { id: number; answered: () => void } | null = null;
+  /**
+   * The checkpoint asked for and not yet answered, if any: never more than one at a time.
+   * `settled` resolves with its answer, whether or not a hold gave up on it sooner.
+   */
+  private waiting: { id: number; answered: () => void; settled: Promise<void>; heldForLag: boolean } | null = null;
   private committedSince = false;
   /** Whether the last checkpoint asked for had writes before it. */
   private wroteBefore = false;
@@ -42,6 +46,7 @@ export class Checkpoints {
   /**
    * @param hold starts no transaction until the promise settles (GroupCommit.hold)
    * @param report what the thread says about its own trouble
+   * @param lag how far the database file is behind the WAL, where a disk reserve bounds it (wal-lag.ts)
    */
   constructor(
     url: URL,
@@ -50,22 +55,31 @@ export class Checkpoints {
     private readonly hold: (until: Promise<void>) => void,
     report: (message: CheckpointerMessage) => void,
     everyMs = CHECKPOINT_EVERY_MS,
+    private readonly lag?: WalLag,
   ) {
     this.worker = new Worker(url);
     this.worker.onmessage = (event: MessageEvent<CheckpointerMessage | CheckpointDone | CheckpointerClosed>) => {
       const m = event.data;
       if ("closed" in m) this.closing.closed();
       else if (!("done" in m)) report(m);
-      else if (this.waiting?.id === m.done) this.answered();
+      else if (this.waiting?.id === m.done) this.answered(m.leftBytes);
     };
     this.worker.postMessage({ path, walLimitBytes } satisfies CheckpointerStart);
     this.timer = setInterval(() => this.tick(), everyMs);
     this.timer.unref();
   }
 
-  /** A transaction committed: the next tick has frames to copy. */
-  committed(): void {
+  /** A transaction of about `walBytes` committed: the next tick has frames to copy. */
+  committed(walBytes = 0): void {
     this.committedSince = true;
+    if (this.lag === undefined) return;
+    this.lag.committed(walBytes);
+    if (this.waiting === null && this.lag.askNow()) this.tick();
+    const w = this.waiting;
+    if (w !== null && !w.heldForLag && this.lag.mustHold()) {
+      w.heldForLag = true;
+      this.hold(w.settled);
+    }
   }
 
   private tick(): void {
@@ -78,18 +92,19 @@ export class Checkpoints {
     this.committedSince = false;
     const id = ++this.lastId;
     const hold = writes && this.quick;
-    const done = new Promise<void>((resolve) => {
-      this.waiting = { id, answered: resolve };
-      if (hold) setTimeout(resolve, MAX_HOLD_MS).unref();
-    });
+    let answered = () => {};
+    const settled = new Promise<void>((resolve) => (answered = resolve));
+    this.waiting = { id, answered, settled, heldForLag: false };
     this.askedAt = performance.now();
+    this.lag?.asked();
     this.worker.postMessage({ checkpoint: id } satisfies CheckpointRequest);
-    if (hold) this.hold(done);
+    if (hold) this.hold(Promise.race([settled, new Promise<void>((resolve) => setTimeout(resolve, MAX_HOLD_MS).unref())]));
   }
 
-  private answered(): void {
+  private answered(leftBytes: number | null): void {
     const w = this.waiting!;
     this.waiting = null;
+    this.lag?.answered(leftBytes);
     this.quick = performance.now() - this.askedAt <= MAX_HOLD_MS;
     w.answered();
   }
@@ -99,7 +114,7 @@ export class Checkpoints {
   /** Lets the thread close its connection (checkpointer.ts CheckpointerClose), then ends it. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    if (this.waiting) this.answered();
+    if (this.waiting) this.answered(null);
     await this.closing.end(this.worker, { close: true } satisfies CheckpointerClose);
   }
 }

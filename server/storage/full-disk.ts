@@ -141,7 +141,7 @@ export class FullDisk {
   private watch(): void {
     if (this.timer !== undefined || this.d.health.state !== "full") return;
     this.timer = setInterval(() => {
-      if (this.d.health.state === "full") void this.d.health.probe(() => this.attempt());
+      if (this.d.health.state === "full") void this.d.health.probe(() => this.attempt().catch((error: unknown) => this.d.log("debug", "full disk: attempt failed", { error: (error as Error).message })));
       else this.stop();
     }, TICK_MS);
     this.timer.unref();

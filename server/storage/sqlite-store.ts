@@ -42,6 +42,7 @@ import { StreamCache } from "./stream-cache";
 import { StreamCounts, type Count } from "./stream-counts";
 import { StreamDamage } from "./stream-damage";
 import { StreamTx } from "./stream-tx";
+import { walBytesOf, walLagOf } from "./wal-lag";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
 import { failureOf, PROBE_BYTES, WriteHealth, type WriteState } from "./write-health";
 
@@ -156,7 +157,7 @@ export class SqliteStore extends StreamStore implements Store {
           // A checkpoint that cannot grow the database file while writes still fit in the WAL's
           // old space would let the WAL fill with pages that need room the disk lacks: full now.
           if (m.code === "SQLITE_FULL") this.health.becomeFull();
-        }, options.checkpointEveryMs);
+        }, options.checkpointEveryMs, reserve && walLagOf(reserve, options.path));
       }
       this.st = new Statements(this.db);
       this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
@@ -220,7 +221,7 @@ export class SqliteStore extends StreamStore implements Store {
           if (batch.clientWrite) this.health.succeeded();
           for (const [key, state] of batch.overlay) this.pending.set(key, state);
           this.log.committed(batch);
-          this.checkpoints?.committed();
+          this.checkpoints?.committed(walBytesOf(batch.appendedBytes));
           this.scheduleMaterialize();
         },
         durable: (batch) => this.install(batch),

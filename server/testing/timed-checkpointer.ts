@@ -20,5 +20,5 @@ self.onmessage = (event: MessageEvent<CheckpointerStart | CheckpointRequest | Ch
     return;
   }
   self.postMessage({ level: "info", message: `asked ${m.checkpoint}` } satisfies CheckpointerMessage);
-  setTimeout(() => self.postMessage({ done: m.checkpoint } satisfies CheckpointDone), durations.shift() ?? 0);
+  setTimeout(() => self.postMessage({ done: m.checkpoint, leftBytes: 0 } satisfies CheckpointDone), durations.shift() ?? 0);
 };
