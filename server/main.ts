@@ -11,6 +11,7 @@ import { startupCheck, type SecurityConfig } from "./http/security/options";
 import { renderError } from "./http/error-map";
 import { json } from "./http/respond";
 import { LiveHub } from "./live/hub";
+import { restartWithAllocatorOptions } from "./ops/allocator-restart";
 import { FALLBACK_FD_LIMIT, openFileLimit } from "./ops/descriptors";
 import { Logger } from "./ops/log";
 import { LoopLagMonitor } from "./ops/loop-lag";
@@ -39,6 +40,8 @@ function start(): void {
   if (parsed.kind === "help") return void console.log(helpText(VERSION));
   if (parsed.kind === "version") return void console.log(VERSION);
   if (parsed.kind === "print-config") return void console.log(printConfig(parsed.resolved, VERSION));
+  // Before anything is printed or opened: the restarted process does all of this again.
+  restartWithAllocatorOptions();
   const check = startupCheck(parsed.config.host, parsed.security);
   if ("refuse" in check) {
     console.error(`ursa: ${check.refuse}`);
