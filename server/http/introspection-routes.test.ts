@@ -254,6 +254,30 @@ describe("message index and seek by time", () => {
     });
   }
 
+  test("a page never lists what retention put out of reach, even before its rows are reclaimed", async () => {
+    await seed();
+    const floor = "0000000000000000_0000000000000004";
+    expect((await h.request("PUT", `/msgs/s/snapshot/${floor}`, { headers: json, body: "{}" })).status).toBe(204);
+    expect((await h.request("PUT", `/msgs/s/retention/${floor}`)).status).toBe(204);
+    expect((await h.request("GET", "/msgs/s?offset=0000000000000000_0000000000000000")).status).toBe(410);
+    const all = await get<MessageIndexPage>("/__ursula/api/streams/msgs/s/messages?from=0");
+    expect(all.messages.map((m) => m.offset)).toEqual([4, 6]);
+    expect([all.has_before, all.has_after]).toEqual([false, false]);
+    const first = await get<MessageIndexPage>("/__ursula/api/streams/msgs/s/messages?limit=1");
+    expect(first.messages.map((m) => m.offset)).toEqual([4]);
+    expect([first.has_before, first.has_after]).toEqual([false, true]);
+    const back = await get<MessageIndexPage>("/__ursula/api/streams/msgs/s/messages?before=0000000000000000_0000000000000006&limit=3");
+    expect(back.messages.map((m) => m.offset)).toEqual([4]);
+    expect(back.has_before).toBe(false);
+    const early = await get<MessageIndexPage>(`/__ursula/api/streams/msgs/s/messages?at_ms=${base}&limit=1`);
+    expect(early.messages.map((m) => m.offset)).toEqual([4]);
+    // A search from 0 scans from the floor: "1" was the first message, "4" is readable.
+    const below = await get<SearchPage>("/__ursula/api/streams/msgs/s/search?q=1&from=0");
+    expect([below.matches.length, below.from]).toEqual([0, 4]);
+    const above = await get<SearchPage>("/__ursula/api/streams/msgs/s/search?q=4");
+    expect(above.matches.map((m) => m.offset)).toEqual([6]);
+  });
+
   test("a byte stream's page starts at the message holding the offset", async () => {
     h = harness();
     await put("/msgs/b", { "Content-Type": "text/plain" }, "hello ");

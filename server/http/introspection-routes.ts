@@ -16,9 +16,11 @@ import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
+import { pageAboveFloor } from "./retained-index";
 import { parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
 import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
+import type { IndexPosition } from "../storage/message-index";
 import type { BucketSummary, ListQuery, Page } from "../storage/store";
 import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
 import { forkTreeJson, messageIndexJson } from "./introspection-json";
@@ -101,7 +103,8 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     if (!at.ok) return renderError(at.error);
     const limit = parseLimit(url.searchParams, 200, 1000);
     if (!limit.ok) return renderError(limit.error);
-    return json(messageIndexJson(await deps.store.introspection.messageIndex(state, at.value, limit.value)));
+    const pageAt = (position: IndexPosition, n: number) => deps.store.introspection.messageIndex(state, position, n);
+    return json(messageIndexJson(await pageAboveFloor(pageAt, at.value, limit.value, state.retained)));
   });
 
   app.get("/api/streams/:bucket/:stream/search", async (c) => {
@@ -109,7 +112,8 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     if (isProtocolError(state)) return renderError(state);
     const query = parseSearchQuery(new URL(c.req.url));
     if (!query.ok) return renderError(query.error);
-    const q = query.value;
+    // Below the floor nothing is readable any longer, though its rows may not be reclaimed yet (retained-index.ts).
+    const q = { ...query.value, from: Math.max(query.value.from, state.retained) };
     if (q.from > state.tail || !(await deps.store.isMessageStart(state, q.from))) {
       return renderError(protocolError("INVALID_QUERY", "from must be where a message starts (a previous answer's scanned_to, or 0)"));
     }
