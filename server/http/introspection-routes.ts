@@ -20,7 +20,6 @@ import { pageAboveFloor } from "./retained-index";
 import { parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
 import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
-import type { IndexPosition } from "../storage/message-index";
 import type { BucketSummary, ListQuery, Page } from "../storage/store";
 import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
 import { forkTreeJson, messageIndexJson } from "./introspection-json";
@@ -103,8 +102,8 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     if (!at.ok) return renderError(at.error);
     const limit = parseLimit(url.searchParams, 200, 1000);
     if (!limit.ok) return renderError(limit.error);
-    const pageAt = (position: IndexPosition, n: number) => deps.store.introspection.messageIndex(state, position, n);
-    return json(messageIndexJson(await pageAboveFloor(pageAt, at.value, limit.value, state.retained)));
+    const page = await pageAboveFloor((position, n) => deps.store.introspection.messageIndex(state, position, n), at.value, limit.value, state.retained);
+    return json(messageIndexJson(page));
   });
 
   app.get("/api/streams/:bucket/:stream/search", async (c) => {

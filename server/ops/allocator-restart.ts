@@ -9,8 +9,9 @@
 /** mimalloc's option: how long freed memory is kept before it goes back to the kernel. */
 export const PURGE_DELAY_VAR = "MIMALLOC_PURGE_DELAY";
 /**
- * Freed memory is kept 5 s. Serving 512 MiB of 64 KiB messages faulted 75,500 pages per GiB with
- * mimalloc's 10 ms, 57,200 with 1 s and 41,100 with 5 s; the cost is RSS that falls back 5 s after a burst.
+ * Freed memory is kept 5 s. Catch-ups of 64 KiB messages faulted 61,100–121,400 pages per GiB read
+ * with mimalloc's 10 ms, 57,200 with 1 s and 5,200–41,100 with 5 s (docs/operations.md); the cost
+ * is RSS that falls back 5 s after a burst.
  */
 export const PURGE_DELAY_MS = "5000";
 
