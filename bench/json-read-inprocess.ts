@@ -1,6 +1,8 @@
 // How fast the store alone reads a stream of 100-byte JSON messages (issue 21: a catch-up of such
 // a stream over HTTP should reach 300 MB/s). Measured in process, without a socket, so it shows
-// the most any HTTP read of them could reach, and what bounds it: one log row per message.
+// the most any HTTP read of them could reach, and what bounds it. Before schema version 9 that was
+// one log row per message (330 MB/s for readRange, 430-580 for stepping the rows alone); now the
+// messages of an append share rows of up to 64 KiB (server/storage/json-rows.ts), split in JavaScript.
 //
 //   bun bench/json-read-inprocess.ts [--mib 128] [--reads 3] [--dir DIR]
 //
@@ -10,8 +12,8 @@
 //   - readRange: the store's read, in READ_STEP_BYTES steps of whole messages, as a catch-up does;
 //   - steps + array: the same, and each step's messages written into one JSON array buffer, as the
 //     HTTP body is (stream-out.ts), without the socket;
-//   - rows only: bun:sqlite stepping the same rows, no JavaScript objects made (count(*) over the
-//     same join): what SQLite alone costs per row.
+//   - rows only: SQLite stepping the same rows, no JavaScript objects made (count(*) over the same
+//     join): what SQLite alone costs.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,7 +76,7 @@ const rowsOnly = raw.prepare<{ n: number }, [number, number, number]>(
 function stepRows(): number {
   let n = 0;
   for (let pos = 0; pos < st.tail; pos += READ_STEP_BYTES) n += rowsOnly.get(st.id, pos, pos + READ_STEP_BYTES)!.n;
-  if (n !== messages) throw new Error(`stepped ${n} rows, expected ${messages}`);
+  if (n >= messages / 100) throw new Error(`stepped ${n} rows for ${messages} messages: are they packed?`);
   return st.tail;
 }
 

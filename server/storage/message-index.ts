@@ -8,10 +8,13 @@
 // after a time is found in O(log tail) index seeks. A fork's messages below its fork offset are its
 // source's rows (lineage.ts), paged through the same way; messages a fork copied from its source
 // (the sub-offset's prefix, and every inherited one before schema version 7) carry no time (NULL):
-// they all come before the fork's own, so they count as older than any time.
+// they all come before the fork's own, so they count as older than any time. A JSON row holds
+// messages of one append (json-rows.ts), which share its time.
 
 import type { Database, Statement } from "bun:sqlite";
+import { isJsonType } from "../protocol/content-type";
 import type { StreamState } from "../protocol/state";
+import { messageEnd, messageStartAt } from "./json-rows";
 import type { Segment } from "./lineage";
 
 export type IndexPosition = { from: number } | { before: number } | { atMs: number };
@@ -39,29 +42,59 @@ interface MetaRow {
   at_ms: number | null;
 }
 
+/** A log row: its bytes too when they may hold several messages (a JSON stream's). */
+interface LogRow extends MetaRow {
+  data: Uint8Array | null;
+}
+
+interface Queries {
+  forward: Statement<LogRow>;
+  backward: Statement<LogRow>;
+  firstFrom: Statement<LogRow>;
+  unindexed: Statement<LogRow>;
+}
+
+function queries(db: Database, data: "m.data" | "NULL"): Queries {
+  const row = `i.start AS offset, length(m.data) AS size, m.at_ms AS at_ms, ${data} AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id`;
+  // From the row holding `from` (a byte stream's append can be read from inside, a JSON row holds several messages).
+  const holding = "i.stream_id = ?1 AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0)";
+  return {
+    forward: db.prepare(`SELECT ${row} WHERE ${holding} ORDER BY i.start LIMIT ?3`),
+    backward: db.prepare(`SELECT ${row} WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT ?`),
+    firstFrom: db.prepare(`SELECT ${row} WHERE ${holding} ORDER BY i.start LIMIT 2`),
+    unindexed: db.prepare(`SELECT start AS offset, length(data) AS size, at_ms, ${data === "NULL" ? "NULL" : "data"} AS data FROM msgs WHERE id > ? AND stream_id = ? ORDER BY id`),
+  };
+}
+
+/** The messages of a row that end after byte `from`. */
+function messagesOf(row: LogRow, from = 0): MetaRow[] {
+  const { data } = row;
+  if (data === null) return row.offset + row.size > from ? [row] : [];
+  const out: MetaRow[] = [];
+  for (let at = messageStartAt(data, from - row.offset); at < data.length; ) {
+    const end = messageEnd(data, at);
+    out.push({ offset: row.offset + at, size: end - at, at_ms: row.at_ms });
+    at = end;
+  }
+  return out;
+}
+
 export class MessageIndex {
-  private readonly forward: Statement<MetaRow>;
-  private readonly backward: Statement<MetaRow>;
-  private readonly firstFrom: Statement<{ offset: number; at_ms: number | null }>;
-  private readonly unindexed: Statement<MetaRow>;
+  private readonly bytes: Queries;
+  private readonly json: Queries;
   private readonly indexedUpTo: Statement<{ value: string }>;
 
   constructor(
     db: Database,
     private readonly lineage: (state: StreamState) => Segment[],
   ) {
-    const row = "i.start AS offset, length(m.data) AS size, m.at_ms AS at_ms FROM msg_index i JOIN msgs m ON m.id = i.msg_id";
-    // From the message holding `from` (a byte stream's append can be read from inside).
-    this.forward = db.prepare(
-      `SELECT ${row} WHERE i.stream_id = ?1 AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0)
-       ORDER BY i.start LIMIT ?3`,
-    );
-    this.backward = db.prepare(`SELECT ${row} WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT ?`);
-    this.firstFrom = db.prepare(
-      "SELECT i.start AS offset, m.at_ms AS at_ms FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start LIMIT 1",
-    );
-    this.unindexed = db.prepare("SELECT start AS offset, length(data) AS size, at_ms FROM msgs WHERE id > ? AND stream_id = ? ORDER BY id");
+    this.bytes = queries(db, "NULL");
+    this.json = queries(db, "m.data");
     this.indexedUpTo = db.prepare("SELECT value FROM meta WHERE key = 'indexed_upto'");
+  }
+
+  private q(state: StreamState): Queries {
+    return isJsonType(state.contentType) ? this.json : this.bytes;
   }
 
   page(state: StreamState, at: IndexPosition, limit: number): IndexPage {
@@ -121,9 +154,12 @@ export class MessageIndex {
     const out: MetaRow[] = [];
     for (const seg of this.lineage(state)) {
       if (seg.hi <= from || out.length >= limit) continue;
-      for (const m of this.forward.all(seg.id, Math.max(from, seg.lo), limit - out.length)) if (m.offset >= seg.lo && m.offset < seg.hi) out.push(m);
+      const lo = Math.max(from, seg.lo);
+      for (const row of this.q(state).forward.all(seg.id, lo, limit - out.length)) {
+        for (const m of messagesOf(row, lo)) if (m.offset >= seg.lo && m.offset < seg.hi) out.push(m);
+      }
     }
-    return out;
+    return out.slice(0, limit);
   }
 
   /** Up to `limit` indexed messages before `before`, in offset order, across the lineage. */
@@ -131,8 +167,14 @@ export class MessageIndex {
     let out: MetaRow[] = [];
     for (const seg of this.lineage(state).reverse()) {
       if (seg.lo >= before || out.length >= limit) continue;
-      const rows = this.backward.all(seg.id, Math.min(before, seg.hi), limit - out.length).filter((m) => m.offset >= seg.lo);
-      out = [...rows.reverse(), ...out];
+      const edge = Math.min(before, seg.hi);
+      const wanted = limit - out.length;
+      let rows: MetaRow[] = [];
+      for (const row of this.q(state).backward.all(seg.id, edge, wanted)) {
+        rows = [...messagesOf(row).filter((m) => m.offset >= seg.lo && m.offset < edge), ...rows];
+        if (rows.length >= wanted) break;
+      }
+      out = [...rows.slice(-wanted), ...out];
     }
     return out;
   }
@@ -140,15 +182,22 @@ export class MessageIndex {
   private firstIndexedFrom(state: StreamState, x: number): { offset: number; at_ms: number | null } | undefined {
     for (const seg of this.lineage(state)) {
       if (seg.hi <= x) continue;
-      const m = this.firstFrom.get(seg.id, Math.max(x, seg.lo));
+      const lo = Math.max(x, seg.lo);
+      const m = this.q(state)
+        .firstFrom.all(seg.id, lo)
+        .flatMap((row) => messagesOf(row, lo))
+        .find((m) => m.offset >= lo);
       if (m && m.offset < seg.hi) return m;
     }
     return undefined;
   }
 
-  /** The stream's durable log rows that `msg_index` does not hold yet, in offset order. */
+  /** The stream's durable messages whose rows `msg_index` does not hold yet, in offset order. */
   private recent(state: StreamState): MetaRow[] {
     const upTo = Number(this.indexedUpTo.get()?.value ?? 0);
-    return this.unindexed.all(upTo, state.id).filter((m) => m.offset < state.tail);
+    return this.q(state)
+      .unindexed.all(upTo, state.id)
+      .flatMap((row) => messagesOf(row))
+      .filter((m) => m.offset < state.tail);
   }
 }

@@ -60,8 +60,10 @@ class Harness {
     return new Harness(store, path, dir, everyMs, recentBytes);
   }
 
-  append(stream: number, messages: Uint8Array[], withProducer: boolean, withSeq: boolean): Promise<void> {
+  append(stream: number, raw: Uint8Array[], withProducer: boolean, withSeq: boolean): Promise<void> {
     const m = this.models[stream]!;
+    // A JSON stream's messages reach the store as compact JSON texts, each ending in its LF.
+    const messages = TYPES[stream] === "application/json" ? raw.map((r) => new TextEncoder().encode(`${JSON.stringify([...r])}\n`)) : raw;
     const producer = withProducer ? { id: `p${stream}`, epoch: 0, seq: this.producerSeq[stream]!++ } : null;
     const streamSeq = withSeq ? String(++this.seq).padStart(8, "0") : null;
     const request: AppendRequest = { contentType: TYPES[stream]!, messages, close: false, streamSeq, producer, incarnation: null };

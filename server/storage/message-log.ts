@@ -9,9 +9,11 @@
 // side changes only once that transaction has committed, so a rollback needs no undo here.
 
 import type { Database, Statement } from "bun:sqlite";
+import { isJsonType } from "../protocol/content-type";
 import type { ProducerTuple } from "../protocol/producer";
 import { streamKey, type StreamState } from "../protocol/state";
 import type { Batch } from "./batch";
+import { countMessages, messageEnd, messageLengths, packRows, startsMessage } from "./json-rows";
 import { segmentAt, type Segment } from "./lineage";
 import { replayRow, type LogRow } from "./log-replay";
 import { MMAP_LIMIT_BYTES } from "./open-database";
@@ -44,12 +46,12 @@ export interface MessageRow {
 
 /** What one transaction wrote to the log; applied to MessageLog when it commits. */
 export class LogWrites {
+  /** The messages written, each on its own (a JSON append's share one row, json-rows.ts). */
   readonly entries: LogEntry[] = [];
   /**
-   * `entries` from this index on have no row yet; `rowParams` holds their parameters, and
-   * `rowGuarded` says for each whether it has the guard columns (GUARDED_PARAMS) or not.
+   * The rows not inserted yet: `rowParams` holds their parameters, and `rowGuarded` says for each
+   * whether it has the guard columns (GUARDED_PARAMS) or not.
    */
-  inserted = 0;
   readonly rowParams: (string | number | Uint8Array | null)[] = [];
   readonly rowGuarded: boolean[] = [];
   /** Streams and producers whose rows are behind the log: stream id → path key, and → producer ids. */
@@ -89,11 +91,10 @@ export class MessageLog {
   private readonly indexRange: Statement;
   private readonly readFrom: Statement<MessageRow>;
   private readonly segAt: Statement<{ seg: number }>;
-  private readonly rowsFrom: Statement<{ start: number; seg: number; len: number }>;
-  private readonly copyRows: Statement;
-  private readonly copyPrefix: Statement;
+  private readonly rowAt: Statement<{ start: number; data: Uint8Array }>;
+  private readonly rowsFrom: Statement<{ start: number; seg: number; data: Uint8Array }>;
   private readonly countIn: Statement<{ n: number }>;
-  private readonly countBefore: Statement<{ n: number | null }>;
+  private readonly countBefore: Statement<{ start: number; n: number | null; data: Uint8Array }>;
   private readonly aboveFrom: Statement<{ start: number; len: number }>;
   private readonly deleteRowsFrom: Statement;
   private readonly deleteIndexFrom: Statement;
@@ -106,7 +107,7 @@ export class MessageLog {
   private readonly belowFloor: Statement<{ start: number; len: number }>;
   private readonly deleteRowsUpTo: Statement;
   private readonly deleteIndexUpTo: Statement;
-  private readonly anyBelow: Statement<{ one: number }>;
+  private readonly lowestEnd: Statement<{ end: number }>;
   private readonly pageCount: Statement<{ n: number }>;
   private readonly pageSize: number;
   /** The size of the database when its memory map was last made to cover it (mapCurrent). */
@@ -135,21 +136,21 @@ export class MessageLog {
        AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY i.start`,
     );
     this.segAt = db.prepare("SELECT (SELECT seg FROM msgs WHERE id = i.msg_id) AS seg FROM msg_index i WHERE i.stream_id = ? AND i.start = ?");
+    this.rowAt = db.prepare(
+      "SELECT i.start AS start, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start <= ? ORDER BY i.start DESC LIMIT 1",
+    );
     this.rowsFrom = db.prepare(
-      `SELECT i.start AS start, m.seg AS seg, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+      `SELECT i.start AS start, m.seg AS seg, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id
        WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start`,
     );
-    // ?5 is the first copy's id (nextId), the others follow it.
-    const copy = (dataExpr: string, range: string) =>
-      db.prepare(
-        `INSERT INTO msgs (id, stream_id, start, seg, data, n) SELECT ?5 + row_number() OVER (ORDER BY i.start) - 1, ?1, i.start, m.seg, ${dataExpr}, m.n
-         FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ?2 AND ${range} ORDER BY i.start`,
-      );
-    this.copyRows = copy("m.data", "i.start >= ?3 AND i.start < ?4");
-    this.copyPrefix = copy("substr(m.data, 1, ?4)", "i.start = ?3");
-    this.countIn = db.prepare("SELECT count(*) AS n FROM msg_index WHERE stream_id = ? AND start >= ? AND start < ?");
+    // The messages of rows from `start` on: a JSON row's are its LFs (json-rows.ts), counted as
+    // characters removed, which compact JSON's valid UTF-8 makes exact.
+    this.countIn = db.prepare(
+      `SELECT coalesce(sum(CASE WHEN ?4 THEN length(m.data) - length(replace(m.data, x'0a', '')) ELSE 1 END), 0) AS n
+       FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ?1 AND i.start >= ?2 AND i.start < ?3`,
+    );
     this.countBefore = db.prepare(
-      "SELECT m.n AS n FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT 1",
+      "SELECT i.start AS start, m.n AS n, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT 1",
     );
     this.aboveFrom = db.prepare(
       `SELECT i.start AS start, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
@@ -162,13 +163,16 @@ export class MessageLog {
     this.unmarkDropped = db.prepare("DELETE FROM dropped_streams WHERE stream_id = ?");
     this.copiedList = db.prepare("SELECT id FROM streams WHERE fork_copied = 1");
     for (const { id } of this.copiedList.all()) this.copied.add(id);
+    // Rows wholly below the floor: a JSON row may hold messages on both sides of it, and stays.
     this.belowFloor = db.prepare(
       `SELECT i.start AS start, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
-       WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start LIMIT ${FLOOR_STEP_ROWS}`,
+       WHERE i.stream_id = ?1 AND i.start < ?2 AND i.start + length(m.data) <= ?2 ORDER BY i.start LIMIT ${FLOOR_STEP_ROWS}`,
     );
     this.deleteRowsUpTo = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start <= ?)");
     this.deleteIndexUpTo = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start <= ?");
-    this.anyBelow = db.prepare("SELECT 1 AS one FROM msg_index WHERE stream_id = ? AND start < ? LIMIT 1");
+    this.lowestEnd = db.prepare(
+      "SELECT i.start + length(m.data) AS end FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? ORDER BY i.start LIMIT 1",
+    );
     this.pageCount = db.prepare("SELECT page_count AS n FROM pragma_page_count()");
     this.pageSize = db.query<{ page_size: number }, []>("PRAGMA page_size").get()!.page_size;
     this.indexedUpTo = Number(st.getMeta.get("indexed_upto")?.value ?? 0);
@@ -204,8 +208,13 @@ export class MessageLog {
       }
       if (!found) continue;
       found.state = replayRow(found.state, row);
-      this.recent.add({ id: row.id, streamId: row.stream_id, start: row.start, data: row.data });
-      this.unindexedRows++;
+      const json = isJsonType(found.state.contentType);
+      for (let at = 0; at < row.data.length; ) {
+        const end = json ? messageEnd(row.data, at) : row.data.length;
+        this.recent.add({ id: row.id, streamId: row.stream_id, start: row.start + at, data: at === 0 && end === row.data.length ? row.data : row.data.subarray(at, end) });
+        this.unindexedRows++;
+        at = end;
+      }
       this.lazyStreams.set(row.stream_id, found.key);
       if (row.producer_id !== null) this.producerSet(this.lazyProducers, row.stream_id).add(row.producer_id);
     }
@@ -219,24 +228,32 @@ export class MessageLog {
 
   // ---- inside a transaction ----------------------------------------------------------------
 
-  /** Writes the messages of one accepted append to the log; `after` is the stream's state after it. */
+  /**
+   * Writes the messages of one accepted append to the log; `after` is the stream's state after it.
+   * A JSON stream's messages share rows (json-rows.ts); each is held on its own all the same.
+   */
   write(tx: Batch, key: string, after: StreamState, append: AppendedMessages, nowMs: number): void {
     const { messages, producer } = append;
+    const rows = isJsonType(after.contentType) ? packRows(messages) : messages.map((data) => ({ data, count: 1 }));
     let pos = append.start;
     let n = after.messageCount - messages.length;
-    for (let i = 0; i < messages.length; i++) {
-      const data = messages[i]!;
+    let next = 0;
+    for (let i = 0; i < rows.length; i++) {
+      const { data, count } = rows[i]!;
+      n += count;
       // The append's producer and Stream-Seq ride on its last row: a transaction never splits.
-      const guarded = i === messages.length - 1 && (producer !== null || append.streamSeq !== null);
+      const guarded = i === rows.length - 1 && (producer !== null || append.streamSeq !== null);
       const id = this.nextId++;
       if (guarded) {
-        tx.log.rowParams.push(id, after.id, pos, append.start, data, ++n, producer?.id ?? null, producer?.epoch ?? null, producer?.seq ?? null, append.streamSeq, nowMs);
+        tx.log.rowParams.push(id, after.id, pos, append.start, data, n, producer?.id ?? null, producer?.epoch ?? null, producer?.seq ?? null, append.streamSeq, nowMs);
       } else {
-        tx.log.rowParams.push(id, after.id, pos, append.start, data, ++n, nowMs);
+        tx.log.rowParams.push(id, after.id, pos, append.start, data, n, nowMs);
       }
       tx.log.rowGuarded.push(guarded);
-      tx.log.entries.push({ id, streamId: after.id, start: pos, data });
-      pos += data.length;
+      for (const end = next + count; next < end; next++) {
+        tx.log.entries.push({ id, streamId: after.id, start: pos, data: messages[next]! });
+        pos += messages[next]!.length;
+      }
     }
     tx.log.streams.set(after.id, key);
     if (producer) this.producerSet(tx.log.producers, after.id).add(producer.id);
@@ -247,17 +264,16 @@ export class MessageLog {
    * of one. Runs before anything that reads the log and before COMMIT.
    */
   flush(tx: Batch): void {
-    const { entries, rowParams, rowGuarded } = tx.log;
+    const { rowParams, rowGuarded } = tx.log;
     let row = 0;
     let at = 0;
-    while (tx.log.inserted < entries.length) {
+    while (row < rowGuarded.length) {
       const guarded = rowGuarded[row]!;
       let run = 1;
       while (run < INSERT_SIZES[0]! && row + run < rowGuarded.length && rowGuarded[row + run] === guarded) run++;
       const size = INSERT_SIZES.find((n) => n <= run)!;
       const width = size * (guarded ? GUARDED_PARAMS : PLAIN_PARAMS);
       this.insertStatement(size, guarded).run(...rowParams.slice(at, at + width));
-      tx.log.inserted += size;
       at += width;
       row += size;
     }
@@ -355,10 +371,13 @@ export class MessageLog {
     this.materialize(tx);
     const seg = segmentAt(segments, offset);
     if (!seg || this.segAt.get(seg.id, offset)?.seg !== offset) return null;
+    const json = isJsonType(state.contentType);
     const lengths: number[] = [];
     for (const row of this.rowsFrom.iterate(seg.id, offset)) {
       if (row.seg !== offset || row.start >= seg.hi) break;
-      lengths.push(row.len);
+      // What a fork reads of its source's append ends at the fork offset (a message boundary).
+      if (json) lengths.push(...messageLengths(row.data, 0, Math.min(row.data.length, seg.hi - row.start)));
+      else lengths.push(row.data.length);
     }
     return lengths;
   }
@@ -371,40 +390,58 @@ export class MessageLog {
    */
   startFork(tx: Batch, forkId: number, source: StreamState, segments: Segment[], offset: number, subBytes: number, json: boolean): number {
     this.materialize(tx);
+    const below = this.messagesBelow(source, segments, offset, json);
     const seg = segmentAt(segments, offset);
     if (subBytes > 0 && seg) {
-      if (json) this.nextId += this.copyRows.run(forkId, seg.id, offset, offset + subBytes, this.nextId).changes;
-      else this.nextId += this.copyPrefix.run(forkId, seg.id, offset, subBytes, this.nextId).changes;
+      // The append's first `subBytes`, copied row by row, the last cut at the fork point.
+      const parts: Uint8Array[] = [];
+      for (const row of this.rowsFrom.iterate(seg.id, offset)) {
+        if (row.start >= offset + subBytes) break;
+        parts.push(row.data.subarray(0, offset + subBytes - row.start));
+      }
+      let n = below;
+      let start = offset;
+      for (const data of parts) {
+        n += json ? countMessages(data) : 1;
+        // A copy carries no append time and no guards: they were the source's (message-index.ts).
+        this.insertStatement(1, true).run(this.nextId++, forkId, start, offset, data, n, null, null, null, null, null);
+        start += data.length;
+      }
     }
-    const below = this.messagesBelow(source, segments, offset);
     this.materialize(tx);
     return below;
   }
 
   /**
-   * Each row carries the stream's message count after it (`n`): one seek. Rows copied by forks
-   * before schema version 7 carry none; then the rows at and above `offset` are counted.
+   * Each row carries the stream's message count after it (`n`): one seek, less the messages of a
+   * JSON row that lie at or above `offset`. Rows copied by forks before schema version 7 carry
+   * none; then the messages at and above `offset` are counted.
    */
-  private messagesBelow(source: StreamState, segments: Segment[], offset: number): number {
+  private messagesBelow(source: StreamState, segments: Segment[], offset: number, json: boolean): number {
     if (offset === 0) return 0;
     const seg = segmentAt(segments, offset - 1);
-    const n = seg ? this.countBefore.get(seg.id, offset)?.n : null;
-    if (n !== null && n !== undefined) return n;
+    const row = seg ? this.countBefore.get(seg.id, offset) : null;
+    if (row && row.n !== null) return json ? row.n - countMessages(row.data.subarray(offset - row.start)) : row.n;
     let above = 0;
-    for (const s of segments) if (s.hi > offset) above += this.countIn.get(s.id, Math.max(s.lo, offset), Math.min(s.hi, Number.MAX_SAFE_INTEGER))!.n;
+    for (const s of segments) if (s.hi > offset) above += this.countIn.get(s.id, Math.max(s.lo, offset), Math.min(s.hi, Number.MAX_SAFE_INTEGER), json)!.n;
     return source.messageCount - above;
   }
 
-  /** Whether any message of the stream below `floor` is still stored (one index seek). */
+  /**
+   * Whether any row of the stream wholly below `floor` is still stored (one index seek). A held
+   * message below it may share its row with messages above (a JSON append), which then stays: the
+   * step this schedules finds nothing to delete.
+   */
   hasRowsBelow(streamId: number, floor: number): boolean {
     const held = this.recent.held(streamId);
     if (held && held.entries[held.head]!.start < floor) return true;
-    return this.anyBelow.get(streamId, floor) !== null;
+    const lowest = this.lowestEnd.get(streamId);
+    return lowest !== null && lowest.end <= floor;
   }
 
   /**
-   * Deletes a bounded batch of the stream's messages below `floor` (a message boundary, so each
-   * row is wholly below it or not). Reads below the floor are refused already; this frees the space.
+   * Deletes a bounded batch of the stream's rows wholly below `floor` (a message boundary). Reads
+   * below the floor are refused already; this frees the space.
    */
   deleteBelow(tx: Batch, streamId: number, floor: number): { freed: number; more: boolean } {
     return this.deleteStep(tx, this.belowFloor.iterate(streamId, floor), (last) => {
@@ -483,6 +520,9 @@ export class MessageLog {
     if (start < boundary) this.mapCurrent();
     const rows: MessageRow[] = start < boundary ? this.readFrom.all(streamId, start, Math.min(end, boundary)) : [];
     if (!held) return rows;
+    // A JSON row whose first messages are let go of while its last are still held ends at them.
+    const last = rows[rows.length - 1];
+    if (last && last.start + last.data.length > boundary) rows[rows.length - 1] = { start: last.start, data: last.data.subarray(0, boundary - last.start) };
     for (let i = firstEndingAfter(held, start); i < held.entries.length && held.entries[i]!.start < end; i++) rows.push(held.entries[i]!);
     return rows;
   }
@@ -503,7 +543,7 @@ export class MessageLog {
     this.db.exec(`PRAGMA mmap_size = ${MMAP_LIMIT_BYTES}`);
   }
 
-  isMessageStart(segments: Segment[], offset: number): boolean {
+  isMessageStart(segments: Segment[], offset: number, json: boolean): boolean {
     const seg = segmentAt(segments, offset);
     if (!seg) return false;
     const held = this.recent.held(seg.id);
@@ -511,7 +551,9 @@ export class MessageLog {
       const i = firstEndingAfter(held, offset);
       return i < held.entries.length && held.entries[i]!.start === offset;
     }
-    return this.segAt.get(seg.id, offset) !== null;
+    if (!json) return this.segAt.get(seg.id, offset) !== null;
+    const row = this.rowAt.get(seg.id, offset);
+    return row !== null && startsMessage(row.data, offset - row.start);
   }
 
   private producerSet(map: Map<number, Set<string>>, streamId: number): Set<string> {

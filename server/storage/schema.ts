@@ -1,15 +1,16 @@
-// The SQLite schema. Messages are an append-only log: one row per message, in commit order, each
-// carrying what its append changed (message count, producer, Stream-Seq, time), so the rows that
-// summarize a stream (`streams`, `producers`) and the index that finds a message by offset
-// (`msg_index`) can be written later and in bulk (message-log.ts). `seg` is the offset where the
-// message's append began, which fork sub-offsets need (spec §7.4).
+// The SQLite schema. Messages are an append-only log, in commit order: one row per message of a
+// byte stream, and rows of up to 64 KiB of one append's messages on a JSON stream (json-rows.ts),
+// each carrying what its append changed (message count, producer, Stream-Seq, time), so the rows
+// that summarize a stream (`streams`, `producers`) and the index that finds a row by offset
+// (`msg_index`) can be written later and in bulk (message-log.ts). `seg` is the offset where the row's append began, which fork
+// sub-offsets need (spec §7.4).
 //
 // Why deferred: with 100 writers on 100 streams, a transaction of ~25 appends dirtied ~25 index
 // leaves, ~25 stream rows and ~25 producer rows, so COMMIT wrote ~35 pages to the WAL; the log
 // alone dirties its last page or two. Measured in isolation: 12.0 vs 3.7 µs of CPU per 256-byte
 // append, counting the bulk writes.
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /**
  * Up to version 4 log ids were AUTOINCREMENT's; from version 5 ursa gives them (message-log.ts
@@ -214,7 +215,9 @@ const MIGRATE_7_TO_8 = `ALTER TABLE snapshot_blobs ADD COLUMN ${SNAPSHOT_FILE_CO
 
 /**
  * What takes a database of each version to the next, applied in order in one transaction. Version
- * 5 changed only how log ids are given (messagesTable): a version 4 database needs nothing more
- * than its new version number, which also keeps an older ursa from opening it.
+ * 5 changed only how log ids are given (messagesTable), and version 9 only what a JSON stream's
+ * new rows hold (json-rows.ts; its older rows, of one message each, read the same): a version 4 or
+ * 8 database needs nothing more than its new version number, which also keeps an older ursa from
+ * opening it.
  */
-export const MIGRATIONS: Readonly<Record<number, string>> = { 2: MIGRATE_2_TO_3, 3: MIGRATE_3_TO_4, 4: "", 5: MIGRATE_5_TO_6, 6: MIGRATE_6_TO_7, 7: MIGRATE_7_TO_8 };
+export const MIGRATIONS: Readonly<Record<number, string>> = { 2: MIGRATE_2_TO_3, 3: MIGRATE_3_TO_4, 4: "", 5: MIGRATE_5_TO_6, 6: MIGRATE_6_TO_7, 7: MIGRATE_7_TO_8, 8: "" };

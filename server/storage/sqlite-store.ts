@@ -5,6 +5,7 @@
 
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
+import { isJsonType } from "../protocol/content-type";
 import type { ProtocolError } from "../protocol/errors";
 import { isExpired } from "../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../protocol/producer";
@@ -24,6 +25,7 @@ import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { Listing } from "./listing";
 import { checkIntegrity } from "./integrity";
+import { jsonMessages } from "./json-rows";
 import { lineageOf, type Segment } from "./lineage";
 import { MessageLog } from "./message-log";
 import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
@@ -344,6 +346,7 @@ export class SqliteStore extends StreamStore implements Store {
     } catch (error) {
       throw this.damage.readFailed(state, error);
     }
+    if (wholeMessages && isJsonType(state.contentType)) return jsonMessages(rows, start, end);
     const chunks: Uint8Array[] = [];
     // The slice ends where its bytes do. Rows can be missing only when a delete has committed
     // and the state read is the durable one before it; claiming bytes never sent would let the
@@ -367,7 +370,7 @@ export class SqliteStore extends StreamStore implements Store {
 
   async isMessageStart(state: StreamState, offset: number): Promise<boolean> {
     try {
-      return offset === state.tail || this.log.isMessageStart(this.lineage(state), offset);
+      return offset === state.tail || this.log.isMessageStart(this.lineage(state), offset, isJsonType(state.contentType));
     } catch (error) {
       throw this.damage.readFailed(state, error);
     }

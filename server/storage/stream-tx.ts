@@ -113,7 +113,7 @@ export class StreamTx {
   private isBoundary(tx: Batch, state: StreamState, offset: number): boolean {
     if (offset === state.tail) return true;
     for (const entry of tx.log.entries) if (entry.streamId === state.id && entry.start === offset) return true;
-    return this.d.log.isMessageStart(this.lineage(tx, state), offset);
+    return this.d.log.isMessageStart(this.lineage(tx, state), offset, isJsonType(state.contentType));
   }
 
   /** Where the state's bytes are read from, as this transaction sees its sources (lineage.ts). */

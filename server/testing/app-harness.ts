@@ -126,7 +126,8 @@ export function harness(options: HarnessOptions = {}): Harness {
 
 async function fingerprintOf(store: SqliteStore, s: StreamState): Promise<string> {
   // From the floor: rows below it are deleted in the background, and are unreadable already.
-  const bytes = (await store.readRange(s, s.retained, Number.MAX_SAFE_INTEGER, false)).chunks.map((c) => Buffer.from(c).toString("base64"));
+  // Concatenated: how the log splits bytes into chunks (a packed JSON row) is not state.
+  const bytes = Buffer.concat((await store.readRange(s, s.retained, Number.MAX_SAFE_INTEGER, false)).chunks).toString("base64");
   let snapshotBytes: string | null = null;
   if (s.snapshot) {
     const reader = await store.openSnapshot(s.snapshot);
