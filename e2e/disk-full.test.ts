@@ -80,6 +80,19 @@ async function fill(url: string, chunk: Uint8Array<ArrayBuffer>): Promise<{ acce
   throw new Error("the disk never filled");
 }
 
+/**
+ * Fills the disk for good: appends until refused, and again while the store finds room after it
+ * (a WAL of frames already copied is room once it is emptied, full-disk.ts); the refusal that it
+ * stays full after (two attempts, a second apart) is returned.
+ */
+async function fillForGood(base: string, url: string, chunk: Uint8Array<ArrayBuffer>): Promise<Response> {
+  for (let round = 0; round < 8; round++) {
+    const { refused } = await fill(url, chunk);
+    if (refused.status !== 507 || (await untilReady(base, 2.5)) !== 200) return refused;
+  }
+  throw new Error("the store kept finding room");
+}
+
 const chunkOf = (byte: number, bytes = MiB): Uint8Array<ArrayBuffer> => new Uint8Array(bytes).fill(byte);
 /** The data directory's files and the file system's free space, for a failure message. */
 const spaceReport = (dataDir: string) => execFileSync("sh", ["-c", `ls -l '${dataDir}'; df -k '${dataDir}'`]).toString();
@@ -154,7 +167,7 @@ test.skipIf(!asRoot)("on a full disk, deleting a stream or advancing retention g
   for (let i = 0; i < 20; i++) expect((await post(trimmed, chunkOf(2))).status).toBe(204);
   const trimAt = (await tail(trimmed))!;
   expect((await fetch(`${trimmed}/snapshot/${trimAt}`, { method: "PUT", headers: OCTETS, body: "state" })).status).toBe(204);
-  const { refused } = await fill(doomed, chunkOf(1));
+  const refused = await fillForGood(ursa.url, doomed, chunkOf(1));
   expect(refused.status).toBe(507);
   expect(await code(refused)).toBe("STORAGE_FULL");
 
@@ -185,7 +198,7 @@ test.skipIf(!asRoot)("on a full disk, deleting a stream or advancing retention g
   const refill = `${ursa.url}/e2e-full/refill`;
   const created = await fetch(refill, { method: "PUT", headers: OCTETS });
   expect(created.status, `${await created.text()}\n${spaceReport(dataDir)}\n${ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-30).join("\n")}`).toBe(201);
-  expect((await fill(refill, chunkOf(6))).refused.status).toBe(507);
+  expect((await fillForGood(ursa.url, refill, chunkOf(6))).status).toBe(507);
   expect((await ready(ursa.url)).status).toBe(503);
   expect((await fetch(`${trimmed}/retention/${trimAt}`, { method: "PUT" })).status).toBe(204);
   expect((await fetch(`${trimmed}?offset=-1`)).status).toBe(410);
@@ -200,6 +213,44 @@ test.skipIf(!asRoot)("on a full disk, deleting a stream or advancing retention g
   expect(log).toContain("storage is full: writes that add data get 507");
   expect(log).toContain("storage has room again: writes resume");
   expect(log).not.toContain("internal error");
+});
+
+test.skipIf(!asRoot)("a WAL whose frames are copied is room: a full store empties it and takes writes again", { timeout: 60_000 }, async () => {
+  const mountPoint = tmpfs(64);
+  const dataDir = join(mountPoint, "data");
+  mkdirSync(dataDir);
+  const ursa = await start(dataDir, 8);
+  const wal = () => statSync(join(dataDir, "ursa.sqlite-wal"), { throwIfNoEntry: false })?.size ?? 0;
+  const db = () => statSync(join(dataDir, "ursa.sqlite")).size;
+  const until = async (what: string, done: () => boolean) => {
+    for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(done(), `${what}\n${spaceReport(dataDir)}`).toBe(true);
+  };
+  // One 24 MiB append is one transaction: the WAL grows to hold it, and keeps that size after
+  // the checkpoint has copied it (SQLite truncates only past journal_size_limit, 64 MiB). Its
+  // frames are room no database page needs.
+  const big = `${ursa.url}/e2e-full/big`;
+  expect((await fetch(big, { method: "PUT", headers: OCTETS })).status).toBe(201);
+  expect((await post(big, chunkOf(1, 24 * MiB))).status).toBe(204);
+  await until("the database file holds the append", () => db() >= 24 * MiB);
+  expect(wal()).toBeGreaterThanOrEqual(24 * MiB);
+  // Something else takes all but 3 MiB; an append needing more WAL than that is refused whole.
+  const free = Number(execFileSync("df", ["-B1", "--output=avail", mountPoint]).toString().trim().split("\n")[1]);
+  writeFileSync(join(mountPoint, "filler"), Buffer.alloc(free - 3 * MiB, 1));
+  const kept = `${ursa.url}/e2e-full/kept`;
+  expect((await fetch(kept, { method: "PUT", headers: OCTETS })).status).toBe(201);
+  const refused = await post(kept, chunkOf(2, 30 * MiB));
+  expect(refused.status).toBe(507);
+  expect(await code(refused)).toBe("STORAGE_FULL");
+
+  // The reserve alone (7 MiB given back) is less than it and its headroom (10 MiB); the WAL,
+  // emptied, is more.
+  expect(await untilReady(ursa.url), `${spaceReport(dataDir)}\n${ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-20).join("\n")}`).toBe(200);
+  expect(reserveSize(dataDir)).toBe(8 * MiB);
+  expect(wal()).toBeLessThan(24 * MiB);
+  expect((await post(kept, chunkOf(3, MiB))).status).toBe(204);
+  expect((await readAll(kept)).equals(Buffer.from(chunkOf(3, MiB)))).toBe(true);
+  expect(ursa.log()).not.toContain("internal error");
 });
 
 test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says so, serves reads, and takes writes once there is room", { timeout: 60_000 }, async () => {

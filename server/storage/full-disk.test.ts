@@ -4,7 +4,7 @@ import { nextAction, type SpaceNow } from "./full-disk";
 import { StorageFault, WriteHealth } from "./write-health";
 
 const MiB = 1024 * 1024;
-const space = (s: Partial<SpaceNow>): SpaceNow => ({ free: 0, freelist: 0, reserveBytes: 64 * MiB, reserveMissing: 64 * MiB, canVacuum: true, ...s });
+const space = (s: Partial<SpaceNow>): SpaceNow => ({ free: 0, freelist: 0, reserveBytes: 64 * MiB, reserveMissing: 64 * MiB, canVacuum: true, walBytes: 0, ...s });
 
 describe("what a full store does next", () => {
   test("the reserve is taken back only with room for it and a quarter of it besides", () => {
@@ -21,6 +21,14 @@ describe("what a full store does next", () => {
     expect(nextAction(space({ free: 10 * MiB, freelist: 500 * MiB, reserveMissing: 0 }))).toBe("vacuum");
     // A database without incremental vacuum keeps them: the store waits for the file system.
     expect(nextAction(space({ free: 10 * MiB, freelist: 500 * MiB, canVacuum: false }))).toBe("wait");
+  });
+
+  test("a WAL is room once its frames are copied: emptied after the free pages are given back, and only then", () => {
+    expect(nextAction(space({ free: 10 * MiB, walBytes: 30 * MiB }))).toBe("truncate");
+    expect(nextAction(space({ free: 10 * MiB, freelist: 4096, walBytes: 30 * MiB }))).toBe("vacuum");
+    expect(nextAction(space({ free: 10 * MiB, freelist: 4096, walBytes: 30 * MiB, canVacuum: false }))).toBe("truncate");
+    expect(nextAction(space({ free: 80 * MiB, walBytes: 30 * MiB }))).toBe("fill");
+    expect(nextAction(space({ free: 16 * MiB, reserveMissing: 0, walBytes: 30 * MiB }))).toBe("resume");
   });
 
   test("without a reserve, a megabyte of room is enough; where free space cannot be known, the probe decides", () => {

@@ -7,14 +7,19 @@
 // database's free pages; on a database with incremental vacuum (every database ursa creates) it
 // is given back to the file system in bounded steps while the store is full, and so becomes room.
 // A database without it (made by an ursa before 0.1) keeps its free pages for later writes, but a
-// full store waits for room on the file system itself.
+// full store waits for room on the file system itself. The WAL is room too: SQLite reuses its
+// space once every frame is copied but keeps the file at its largest (up to journal_size_limit,
+// 64 MiB), so a full store empties it. CI met a 64 MiB disk that a 30 MB WAL of frames copied long
+// before kept full for good.
 
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { freeBytes, headroom, startRoom, type DiskReserve } from "./disk-reserve";
+import { BUSY_TIMEOUT_MS } from "./open-database";
 import type { StoreLog } from "./store-log";
 import type { WriteHealth } from "./write-health";
 
-export type SpaceAction = "resume" | "fill" | "vacuum" | "wait";
+export type SpaceAction = "resume" | "fill" | "vacuum" | "truncate" | "wait";
 
 export interface SpaceNow {
   /** Free bytes on the file system, or null where the platform cannot tell. */
@@ -26,6 +31,8 @@ export interface SpaceNow {
   reserveMissing: number;
   /** Whether free pages can be given back to the file system (auto_vacuum = INCREMENTAL). */
   canVacuum: boolean;
+  /** Bytes of the WAL file: room once its frames are copied and it is truncated. */
+  walBytes: number;
 }
 
 /**
@@ -38,7 +45,8 @@ export function nextAction(s: SpaceNow): SpaceAction {
   if (s.free === null) return "resume";
   const room = headroom(s.reserveBytes);
   if (s.free >= s.reserveMissing + room) return s.reserveMissing > 0 ? "fill" : "resume";
-  return s.canVacuum && s.freelist > 0 ? "vacuum" : "wait";
+  if (s.canVacuum && s.freelist > 0) return "vacuum";
+  return s.walBytes > 0 ? "truncate" : "wait";
 }
 
 export interface FullDiskDeps {
@@ -56,6 +64,13 @@ export interface FullDiskDeps {
   vacuumStep(): Promise<unknown>;
   /** A write that needs as much room as an ordinary append, taken back at once. */
   probe(): Promise<unknown>;
+  /** Bytes of the WAL file now. */
+  walBytes(): number;
+  /**
+   * Copies the WAL's frames into the database and truncates it, if no reader holds it; never
+   * waits. A failure (busy, or no room to grow the database) is left to the next attempt.
+   */
+  truncateWal(): void;
 }
 
 /** Pages one vacuum step gives back: as reclaimer.ts sizes its steps, to hold the writer tens of ms at most. */
@@ -117,11 +132,19 @@ export class FullDisk {
    * Run through WriteHealth.probe, so at most one at a time and one a second.
    */
   async attempt(): Promise<void> {
+    let truncated = false;
     for (let step = 0; step < MAX_STEPS; step++) {
       const space = this.space();
       const action = nextAction(space);
-      if (step === 0 || action !== "vacuum") this.d.log("debug", `full disk: ${action}`, { step, free_bytes: space.free ?? undefined, free_pages_bytes: space.freelist, reserve_missing_bytes: space.reserveMissing });
+      if (step === 0 || action !== "vacuum") this.d.log("debug", `full disk: ${action}`, { step, free_bytes: space.free ?? undefined, free_pages_bytes: space.freelist, reserve_missing_bytes: space.reserveMissing, wal_bytes: space.walBytes });
       if (action === "wait") return;
+      if (action === "truncate") {
+        // Once an attempt: a WAL a reader holds stays until the next one.
+        if (truncated) return;
+        truncated = true;
+        this.d.truncateWal();
+        continue;
+      }
       if (action === "fill") {
         if (!this.d.reserve.fill()) return;
         continue;
@@ -154,6 +177,7 @@ export class FullDisk {
       reserveBytes: this.d.reserve.bytes,
       reserveMissing: this.d.reserve.missing(),
       canVacuum: this.d.canVacuum,
+      walBytes: this.d.walBytes(),
     };
   }
 
@@ -188,6 +212,19 @@ export function watchSpace(o: {
       db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
     },
     probe: o.probe,
+    walBytes: () => statSync(`${o.dbPath}-wal`, { throwIfNoEntry: false })?.size ?? 0,
+    truncateWal: () => {
+      // No busy wait: the checkpoint thread or a reader at work means another try in a second,
+      // not an event loop held for the busy timeout.
+      db.exec("PRAGMA busy_timeout = 0");
+      try {
+        db.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
+      } catch (error) {
+        o.log("debug", "full disk: WAL truncation failed", { error: (error as Error).message });
+      } finally {
+        db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+    },
   });
   fullDisk.start();
   return fullDisk;

@@ -19,6 +19,10 @@ export class DatabaseDamagedError extends Error {}
  * checkpoint interval (wal_autocheckpoint = 16,384 pages of 4 KiB).
  */
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
+/** How long the store's connection waits for another holding a lock (the checkpoint thread's). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /** SQLite's largest allowed memory map of the database file (message-log.ts keeps it current). */
 export const MMAP_LIMIT_BYTES = 2147418112;
 
@@ -76,7 +80,7 @@ function configure(db: Database, onDisk: boolean): void {
   // In full mode ursa syncs the WAL itself, off the event loop (see walSync), so SQLite's own
   // per-commit sync is not needed; NORMAL still syncs around checkpoints.
   db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Reads come from mapped pages instead of a pread per 4 KiB page: 8 MiB catch-up responses of
   // a 100 MiB stream went from 810/1050/1118 to 999/1155/1380 MB/s in alternating runs. This is
   // SQLite's largest allowed map; writes still go through the WAL.
