@@ -41,11 +41,13 @@ const KEEP_FREE_BYTES = 16 * 1024 * 1024;
  */
 const VACUUM_STEP_PAGES = 128;
 
-type Task = { kind: "floor"; streamId: number; key: string } | { kind: "drop"; streamId: number } | { kind: "blob"; blobId: number } | { kind: "attrs"; id: number } | { kind: "vacuum" };
+/** `again`: the floor rose while a step was already running, which may have read the floor before it. */
+type FloorTask = { kind: "floor"; streamId: number; key: string; again: boolean };
+type Task = FloorTask | { kind: "drop"; streamId: number } | { kind: "blob"; blobId: number } | { kind: "attrs"; id: number } | { kind: "vacuum" };
 
 export class Reclaimer<Tx> {
   private readonly queue: Task[] = [];
-  private readonly floors = new Set<number>();
+  private readonly floors = new Map<number, FloorTask>();
   private readonly waiting = new Map<number, Task>();
   private running = false;
   private stopped = false;
@@ -75,9 +77,14 @@ export class Reclaimer<Tx> {
 
   /** Messages of stream `streamId` below its floor, whatever the floor is when each step runs. */
   floor(streamId: number, key: string): void {
-    if (this.floors.has(streamId)) return;
-    this.floors.add(streamId);
-    this.push({ kind: "floor", streamId, key });
+    const queued = this.floors.get(streamId);
+    if (queued) {
+      queued.again = true;
+      return;
+    }
+    const task: FloorTask = { kind: "floor", streamId, key, again: false };
+    this.floors.set(streamId, task);
+    this.push(task);
   }
 
   /** Every message of a deleted stream. */
@@ -126,6 +133,11 @@ export class Reclaimer<Tx> {
         continue;
       }
       if (result === "more") continue;
+      // A floor that rose during the step: its rows are looked at once more, at the new floor.
+      if (task.kind === "floor" && task.again) {
+        task.again = false;
+        continue;
+      }
       this.queue.shift();
       if (task.kind === "floor") this.floors.delete(task.streamId);
       if (result === "wait" && task.kind === "blob") this.waiting.set(task.blobId, task);
