@@ -55,7 +55,15 @@ export function cpuMeter(serverPids) {
   // there at the start (a backend for a new connection) counts all its CPU time.
   const pidsNow = () => [typeof serverPids === "function" ? serverPids() : serverPids].flat();
   const t0 = performance.now();
-  const s0 = new Map(pidsNow().map((pid) => [pid, cpuSeconds(pid)]));
+  const s0 = new Map();
+  for (const pid of pidsNow()) {
+    try {
+      s0.set(pid, cpuSeconds(pid));
+    } catch {
+      // Gone between being listed and being read (a backend whose connection just closed): a
+      // run of pg-ceiling failed with ENOENT on /proc/PID/stat here.
+    }
+  }
   const c0 = cpuSeconds("self");
   const m0 = machineTimes();
   const serverSince = () => {
