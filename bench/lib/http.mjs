@@ -81,7 +81,8 @@ export class Conn {
    * @param {Buffer|string|null} body
    * @param {{ discardBody?: boolean, onData?: (buf: Buffer) => void, onHead?: (res: Res) => void }} [opts]
    *   discardBody: count body bytes without keeping them. onData: stream the decoded body
-   *   (used for SSE); the promise then resolves only when the response ends.
+   *   (used for SSE); the promise then resolves only when the response ends. Each piece is a
+   *   view of the thread's read buffer, valid only during the call: copy what you keep.
    * @returns {Promise<Res>}
    */
   async request(method, path, headerLines = "", body = null, opts = {}) {
@@ -265,10 +266,10 @@ export class Conn {
     }
   }
 
-  /** `buf` is a view of READ_BUFFER: anything that outlives this call gets a copy. */
+  /** `buf` is a view of READ_BUFFER: a kept body gets a copy; onData decodes it during the call. */
   #body(p, buf) {
     p.res.bytes += buf.length;
-    if (p.onData) p.onData(Buffer.from(buf));
+    if (p.onData) p.onData(buf);
     else if (!p.discard) p.parts.push(Buffer.from(buf));
   }
 }

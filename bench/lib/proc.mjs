@@ -16,6 +16,18 @@ export function cpuSeconds(pid = "self") {
   return (Number(rest[11]) + Number(rest[12])) / clkTck;
 }
 
+/**
+ * cpuSeconds, or null for a process already gone: a PostgreSQL backend whose connection closed
+ * between being listed and being read (a pg-ceiling run failed with ENOENT on /proc/PID/stat).
+ */
+function cpuSecondsIfAlive(pid) {
+  try {
+    return cpuSeconds(pid);
+  } catch {
+    return null;
+  }
+}
+
 /** Resident set size in KiB, or NaN once the process is gone. */
 export function rssKiB(pid = "self") {
   try {
@@ -57,23 +69,16 @@ export function cpuMeter(serverPids) {
   const t0 = performance.now();
   const s0 = new Map();
   for (const pid of pidsNow()) {
-    try {
-      s0.set(pid, cpuSeconds(pid));
-    } catch {
-      // Gone between being listed and being read (a backend whose connection just closed): a
-      // run of pg-ceiling failed with ENOENT on /proc/PID/stat here.
-    }
+    const seconds = cpuSecondsIfAlive(pid);
+    if (seconds !== null) s0.set(pid, seconds);
   }
   const c0 = cpuSeconds("self");
   const m0 = machineTimes();
   const serverSince = () => {
     let sum = 0;
     for (const pid of new Set([...s0.keys(), ...pidsNow()])) {
-      try {
-        sum += cpuSeconds(pid) - (s0.get(pid) ?? 0);
-      } catch {
-        // Gone before the window ended (a backend whose connection closed).
-      }
+      const seconds = cpuSecondsIfAlive(pid);
+      if (seconds !== null) sum += seconds - (s0.get(pid) ?? 0);
     }
     return sum;
   };
