@@ -165,7 +165,7 @@ export function buildCases(profile, o = {}) {
         jsonMiB: smoke ? 0.2 : 9,
         pageLimit: smoke ? 50 : 1000,
         listWarmup: smoke ? 2 : 40,
-        listReps: smoke ? 2 : 20,
+        listReps: smoke ? 2 : 50,
         listers: 8,
         listMs: smoke ? 200 : 3000,
         idleMs: smoke ? 100 : 2000,

@@ -242,7 +242,7 @@ function brief(workload, m) {
     case "append-batch":
       return `${f(m.messagesPerS, 0)} messages/s (${f(m.requestsPerS, 0)} requests/s of ${m.perRequest}) p99 ${f(m.p99, 2)} ms verified ${m.verified} err ${m.non2xx + m.errors + m.badAcks} srv ${f(m.serverCpuUsPerMessage, 2)}µs/msg cli ${f(m.clientCpuPct, 0)}%`;
     case "scale":
-      return `${m.streams} streams: create ${f(m.createPerSAtSize, 0)}/s, restart ${f(m.restartMs, 0)} ms, idle RSS ${f(m.rssIdleMiB, 0)} MiB, page ${f(m.firstPageMs, 2)}/${f(m.lastPageMs, 2)} ms, catch-up ${f(m.catchupMBps, 0)} MB/s, HEAD p99 ${f(m.headP99, 2)} ms (listings ${f(m.headWhileListingP99, 2)}), loop lag max ${f(m.loopLagMaxMs)} ms, err ${m.errors}`;
+      return `${m.streams} streams: create ${f(m.createPerSAtSize, 0)}/s, restart ${f(m.restartMs, 0)} ms, idle RSS ${f(m.rssIdleMiB, 0)} MiB, page ${f(m.firstPageMs, 2)}/${f(m.lastPageMs, 2)} ms (CPU ${f(m.pageServerCpuMs, 2)} server, ${f(m.pageClientCpuMs, 2)} client), catch-up ${f(m.catchupMBps, 0)} MB/s, HEAD p99 ${f(m.headP99, 2)} ms (listings ${f(m.headWhileListingP99, 2)}), loop lag max ${f(m.loopLagMaxMs)} ms, err ${m.errors}`;
     case "fork":
       return `fork ${f(m.forkMs, 1)} ms slowest (median ${f(m.forkMedianMs, 1)}), HEAD ${f(m.headMaxMs, 1)} ms slowest, disk +${f(m.forkGrowthMiB, 1)} MiB, delete ${f(m.deleteMs, 1)} ms`;
     case "bootstrap":

@@ -129,6 +129,7 @@ const COLUMNS = {
     ["idle RSS MiB", (b, m) => f(0)(m.rssIdleMiB)],
     ["first page ms (min)", (b, m) => `${f(2)(m.firstPageMs)} (${f(2)(m.firstPageMinMs)})`],
     ["last page ms (min)", (b, m) => `${f(2)(m.lastPageMs)} (${f(2)(m.lastPageMinMs)})`],
+    ["page CPU ms srv/client", (b, m) => `${f(2)(m.pageServerCpuMs)}/${f(2)(m.pageClientCpuMs)}`],
     ["HEAD p99 ms, 8 listings", (b, m) => f(2)(m.headWhileListingP99)],
     ["catch-up MB/s", (b, m) => f(0)(m.catchupMBps)],
     ["HEAD p99 ms under load", (b, m) => f(2)(m.headP99)],

@@ -9,6 +9,7 @@ const ROWS = [
   ["idle RSS after restart, MiB", "≤ 300", (m) => f(0)(m.rssIdleMiB)],
   ["listing page of 1,000, first position, ms (min)", "≤ 5", (m) => `${f(2)(m.firstPageMs)} (${f(2)(m.firstPageMinMs)})`],
   ["listing page of 1,000, last position, ms (min)", "≤ 5", (m) => `${f(2)(m.lastPageMs)} (${f(2)(m.lastPageMinMs)})`],
+  ["  CPU per timed page, ms: server / client", "", (m) => `${f(2)(m.pageServerCpuMs)} / ${f(2)(m.pageClientCpuMs)}`],
   ["creates/s, last tenth of the fill (whole fill)", "≥ 5,000", (m) => `${int(m.createPerSAtSize)} (${int(m.createPerS)})`],
   ["catch-up MB/s, cold, 64 KiB messages", "report", (m) => f(0)(m.catchupMBps)],
   ["HEAD p99 ms under forks, listings, JSON pages, catch-ups", "≤ 20", (m) => f(2)(m.headP99)],

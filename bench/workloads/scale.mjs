@@ -102,10 +102,14 @@ export async function run(server, p) {
     for (let i = 0; i < p.listWarmup; i++) await timeList(conn, anyPage(), false);
     const firstPage = new Samples();
     const lastPage = new Samples();
+    // Whose time a page's latency is: the server's CPU and the client's, per timed page (the
+    // client's includes parsing the checked pages, which is outside the timed window).
+    const pagesMeter = cpuMeter(server.cpuPids());
     for (let i = 0; i < p.listReps; i++) {
       firstPage.add(await timeList(conn, null));
       lastPage.add(await timeList(conn, lastAfter));
     }
+    const pagesCpu = pagesMeter();
     const heldByListings = await whileRunning(p.listMs, server.url, probe, p.headEveryMs, fail, Array.from({ length: p.listers }, () => {
       const c = open();
       return async () => void (await timeList(c, anyPage(), false));
@@ -183,6 +187,9 @@ export async function run(server, p) {
       // On a shared machine the fastest of the repetitions is the cost with the least interference.
       firstPageMinMs: Math.min(...firstPage.export()),
       lastPageMinMs: Math.min(...lastPage.export()),
+      pageServerCpuMs: (pagesCpu.serverCpuS * 1000) / (2 * p.listReps),
+      pageClientCpuMs: (pagesCpu.clientCpuS * 1000) / (2 * p.listReps),
+      pageStealPct: pagesCpu.stealPct,
       headWhileListingP99: heldByListings.p99,
       headWhileListingMax: heldByListings.max,
       restartMs,

@@ -177,7 +177,10 @@ export class SqliteStore extends StreamStore implements Store {
       this.streamCounts = new StreamCounts(this.db, this.st);
       this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
       this.buckets = new SqliteBuckets({ db: this.db, st: this.st, quotas: options.quotas ?? NO_QUOTAS, now: this.now, streamCounts: this.streamCounts, durableCounts: this.durableCounts, live: (tx, key) => this.tx.live(tx, key) });
-      this.listing = new Listing(this.db, { peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) });
+      this.listing = new Listing(this.db, {
+        rowMayDiffer: (bucket, name, id) => this.log.isBehind(id) || ((this.pending.size > 0 || this.touches.holdsAny) && this.rowMayDiffer(streamKey(bucket, name))),
+        peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix),
+      });
       // Snapshot chunks on disk are read on a thread of their own (snapshot-read-thread.ts).
       this.chunkReads = onDisk ? new SnapshotReads(options.snapshotReaderUrl ?? new URL("./snapshot-read-thread.ts", import.meta.url), options.path) : undefined;
       const attrs = new AttrsTable(this.db);
@@ -326,6 +329,11 @@ export class SqliteStore extends StreamStore implements Store {
   private view(key: string): StreamState | undefined {
     const cached = this.cache.peek(key);
     return this.unlessExpired(key, cached === undefined ? this.loader.load(key) : (cached ?? undefined));
+  }
+
+  /** The pinned streams whose row is ahead of (a write not yet durable) or behind (a touch) readers. */
+  private rowMayDiffer(key: string): boolean {
+    return this.pending.has(key) || this.touches.holds(key);
   }
 
   private unlessExpired(key: string, state: StreamState | undefined): StreamState | undefined {

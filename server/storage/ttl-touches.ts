@@ -48,6 +48,16 @@ export class TtlTouches {
     return true;
   }
 
+  /** Whether the stream's touch in the cache may be later than its row's: unsaved or being written. */
+  holds(key: string): boolean {
+    return (this.unsaved.size > 0 && this.unsaved.has(key)) || (this.inFlight.size > 0 && this.inFlight.has(key));
+  }
+
+  /** Whether any stream's is. */
+  get holdsAny(): boolean {
+    return this.unsaved.size > 0 || this.inFlight.size > 0;
+  }
+
   /** A stream that left the cache or was deleted: its row's touch is what a reload reads. */
   forget(streamId: number): void {
     this.persistedAt.delete(streamId);
