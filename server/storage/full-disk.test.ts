@@ -19,6 +19,9 @@ describe("what a full store does next", () => {
   test("free pages inside the database are vacuumed back to the file system; they are not room for the WAL", () => {
     expect(nextAction(space({ free: 10 * MiB, freelist: 500 * MiB }))).toBe("vacuum");
     expect(nextAction(space({ free: 10 * MiB, freelist: 500 * MiB, reserveMissing: 0 }))).toBe("vacuum");
+    // All of them, before writes resume: the WAL cannot grow into the ones left inside the file.
+    expect(nextAction(space({ free: 80 * MiB, freelist: 20 * MiB }))).toBe("vacuum");
+    expect(nextAction(space({ free: 16 * MiB, freelist: 4096, reserveMissing: 0 }))).toBe("vacuum");
     // A database without incremental vacuum keeps them: the store waits for the file system.
     expect(nextAction(space({ free: 10 * MiB, freelist: 500 * MiB, canVacuum: false }))).toBe("wait");
   });

@@ -5,7 +5,8 @@
 // free beside it, not as soon as a byte is free: a server let back in at the last byte would be
 // full again at once, with no reserve. Space a delete or a retention step frees goes to the
 // database's free pages; on a database with incremental vacuum (every database ursa creates) it
-// is given back to the file system in bounded steps while the store is full, and so becomes room.
+// is given back to the file system in bounded steps while the store is full, all of it before
+// writes resume, and so becomes room.
 // A database without it (made by an ursa before 0.1) keeps its free pages for later writes, but a
 // full store waits for room on the file system itself. The WAL is room too: SQLite reuses its
 // space once every frame is copied but keeps the file at its largest (up to journal_size_limit,
@@ -36,17 +37,23 @@ export interface SpaceNow {
 }
 
 /**
- * The next thing to do about space, as it is now. Only the file system's free space counts as
- * room: a write goes to the WAL first, which grows into free space on the file system, not into
- * free pages of the database file. Those become room once they are given back (vacuum).
+ * The next thing a full store does about space, as it is now. Only the file system's free space
+ * counts as room: a write goes to the WAL first, which grows into free space on the file system,
+ * not into free pages of the database file. So every free page is given back (vacuum) before
+ * writes resume, not only enough of them for the headroom: CI saw a store resume with 2 of the
+ * 20 MiB a retention step freed given back, and refuse the third 1 MiB write after it.
  */
 export function nextAction(s: SpaceNow): SpaceAction {
+  if (s.canVacuum && s.freelist > 0 && s.free !== null) return "vacuum";
+  return roomAction(s) ?? (s.walBytes > 0 ? "truncate" : "wait");
+}
+
+/** Whether the file system has room for writes: to take the reserve back first, or to resume. */
+export function roomAction(s: SpaceNow): "fill" | "resume" | undefined {
   // A platform that cannot say how much is free: a probe write decides, as without a reserve.
   if (s.free === null) return "resume";
-  const room = headroom(s.reserveBytes);
-  if (s.free >= s.reserveMissing + room) return s.reserveMissing > 0 ? "fill" : "resume";
-  if (s.canVacuum && s.freelist > 0) return "vacuum";
-  return s.walBytes > 0 ? "truncate" : "wait";
+  if (s.free >= s.reserveMissing + headroom(s.reserveBytes)) return s.reserveMissing > 0 ? "fill" : "resume";
+  return undefined;
 }
 
 export interface FullDiskDeps {
@@ -98,7 +105,7 @@ export class FullDisk {
   start(): void {
     this.d.reserve.ensure();
     for (;;) {
-      const action = nextAction(this.space());
+      const action = roomAction(this.space());
       if (action === "fill" && this.d.reserve.fill()) continue;
       if (action === "resume") break;
       this.d.log(
