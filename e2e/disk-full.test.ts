@@ -273,6 +273,7 @@ test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says s
   expect(first.log()).not.toContain("internal error");
   // Kept through the episode: what the next start gives up to open the database.
   expect(reserveSize(dataDir)).toBe(MiB);
+  const afterStop = spaceReport(dataDir);
   // Then something else takes every byte the reserve gave back: the disk is as full as it gets.
   const filler = join(mountPoint, "filler");
   expect(() => writeFileSync(filler, Buffer.alloc(64 * MiB))).toThrow(/ENOSPC/);
@@ -281,7 +282,10 @@ test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says s
   const atStart = "storage is full at start: writes that add data get 507 STORAGE_FULL until there is room";
   expect(await second.logged(atStart)).toContain(atStart);
   const r = await ready(second.url);
-  expect(r).toEqual({ status: 503, reason: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work" });
+  // CI once saw 200 here, which needs 5 MiB of room the server found; unexplained, and not seen
+  // here in 20 runs, alone or beside busy loops: what the disk held and what the server did say why.
+  const why = `after the first stop:\n${afterStop}\nnow:\n${spaceReport(dataDir)}\n${second.log().split("\n").filter((l) => !l.includes("debug request")).join("\n")}`;
+  expect(r, why).toEqual({ status: 503, reason: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work" });
   const [a2, b2] = ["a", "b"].map((s) => `${second.url}/e2e-full/${s}`) as [string, string];
   const expectedA = Buffer.concat(Array.from({ length: accepted }, () => chunkOf(8)));
   expect((await readAll(a2)).equals(expectedA)).toBe(true);
