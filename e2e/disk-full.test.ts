@@ -97,6 +97,8 @@ const chunkOf = (byte: number, bytes = MiB): Uint8Array<ArrayBuffer> => new Uint
 /** The data directory's files and the file system's free space, for a failure message. */
 const spaceReport = (dataDir: string) => execFileSync("sh", ["-c", `ls -l '${dataDir}'; df -k '${dataDir}'`]).toString();
 const reserveSize = (dataDir: string) => statSync(join(dataDir, "ursa.sqlite-reserve")).size;
+/** The server's log without its per-request lines (the tests log at debug), for a failure message. */
+const serverLog = (u: UrsaProcess, lines?: number) => u.log().split("\n").filter((l) => !l.includes("debug request")).slice(lines === undefined ? 0 : -lines).join("\n");
 
 test.skipIf(!asRoot)("writes on a full disk get 507 STORAGE_FULL and commit nothing; freeing space lets them through", { timeout: 30_000 }, async () => {
   const mountPoint = tmpfs(6);
@@ -184,7 +186,7 @@ test.skipIf(!asRoot)("on a full disk, deleting a stream or advancing retention g
 
   // A delete runs on the reserve's space, and what it frees comes back to the writers.
   expect((await fetch(doomed, { method: "DELETE" })).status).toBe(204);
-  expect(await untilReady(ursa.url), ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-30).join("\n")).toBe(200);
+  expect(await untilReady(ursa.url), serverLog(ursa, 30)).toBe(200);
   expect(reserveSize(dataDir)).toBe(8 * MiB);
   let landed = 0;
   while (landed < 8 && (await post(kept, chunkOf(5))).status === 204) landed++;
@@ -197,12 +199,12 @@ test.skipIf(!asRoot)("on a full disk, deleting a stream or advancing retention g
   expect(await untilReady(ursa.url), spaceReport(dataDir)).toBe(200);
   const refill = `${ursa.url}/e2e-full/refill`;
   const created = await fetch(refill, { method: "PUT", headers: OCTETS });
-  expect(created.status, `${await created.text()}\n${spaceReport(dataDir)}\n${ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-30).join("\n")}`).toBe(201);
+  expect(created.status, `${await created.text()}\n${spaceReport(dataDir)}\n${serverLog(ursa, 30)}`).toBe(201);
   expect((await fillForGood(ursa.url, refill, chunkOf(6))).status).toBe(507);
   expect((await ready(ursa.url)).status).toBe(503);
   expect((await fetch(`${trimmed}/retention/${trimAt}`, { method: "PUT" })).status).toBe(204);
   expect((await fetch(`${trimmed}?offset=-1`)).status).toBe(410);
-  expect(await untilReady(ursa.url), ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-30).join("\n")).toBe(200);
+  expect(await untilReady(ursa.url), serverLog(ursa, 30)).toBe(200);
   // One 6 MiB append: its WAL frames need 6 MiB of the file system at once, which only pages given
   // back to it provide. CI saw a store resume with two of the freed 20 MiB given back and the
   // rest left inside the database file, and refuse the third 1 MiB write after it.
@@ -247,7 +249,7 @@ test.skipIf(!asRoot)("a WAL whose frames are copied is room: a full store emptie
 
   // The reserve alone (7 MiB given back) is less than it and its headroom (10 MiB); the WAL,
   // emptied, is more.
-  expect(await untilReady(ursa.url), `${spaceReport(dataDir)}\n${ursa.log().split("\n").filter((l) => !l.includes("debug request")).slice(-20).join("\n")}`).toBe(200);
+  expect(await untilReady(ursa.url), `${spaceReport(dataDir)}\n${serverLog(ursa, 20)}`).toBe(200);
   expect(reserveSize(dataDir)).toBe(8 * MiB);
   expect(wal()).toBeLessThan(24 * MiB);
   expect((await post(kept, chunkOf(3, MiB))).status).toBe(204);
@@ -284,7 +286,7 @@ test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says s
   const r = await ready(second.url);
   // CI once saw 200 here, which needs 5 MiB of room the server found; unexplained, and not seen
   // here in 20 runs, alone or beside busy loops: what the disk held and what the server did say why.
-  const why = `after the first stop:\n${afterStop}\nnow:\n${spaceReport(dataDir)}\n${second.log().split("\n").filter((l) => !l.includes("debug request")).join("\n")}`;
+  const why = `after the first stop:\n${afterStop}\nnow:\n${spaceReport(dataDir)}\n${serverLog(second)}`;
   expect(r, why).toEqual({ status: 503, reason: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work" });
   const [a2, b2] = ["a", "b"].map((s) => `${second.url}/e2e-full/${s}`) as [string, string];
   const expectedA = Buffer.concat(Array.from({ length: accepted }, () => chunkOf(8)));
