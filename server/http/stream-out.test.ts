@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { jsonArrayOut, piecesOut } from "./stream-out";
+import { jsonArrayOut, piecesOut, sinkCopies } from "./stream-out";
 
 /** Pieces of every kind a body meets: many small ones, ones of about the group's size, large ones. */
 function mixedPieces(): Uint8Array[] {
@@ -55,4 +55,34 @@ test("small bodies are answered whole", async () => {
   expect(Buffer.from(await new Response(piecesOut([new Uint8Array([1, 2]), new Uint8Array([3])])).arrayBuffer())).toEqual(Buffer.from([1, 2, 3]));
   expect(await new Response(jsonArrayOut([])).text()).toBe("[]");
   expect(await new Response(jsonArrayOut([new TextEncoder().encode("1\n"), new TextEncoder().encode('"a"\n')])).text()).toBe('[1,"a"]');
+});
+
+test("bodies written at the same time each keep their own group buffer, and the spares are reused after", async () => {
+  const expectedBytes = Buffer.concat(mixedPieces());
+  const expectedJson = storedJson().map((m) => JSON.parse(new TextDecoder().decode(m)));
+  for (let round = 0; round < 2; round++) {
+    const [a, b, c] = await Promise.all([slowRead("/bytes"), slowRead("/json"), slowRead("/bytes")]);
+    expect(a.equals(expectedBytes)).toBe(true);
+    expect(JSON.parse(b.toString("utf8"))).toEqual(expectedJson);
+    expect(c.equals(expectedBytes)).toBe(true);
+  }
+});
+
+test("a body read in the same process, whose sink keeps the arrays it is given, gets every byte", async () => {
+  expect(Buffer.from(await new Response(piecesOut(mixedPieces())).arrayBuffer()).equals(Buffer.concat(mixedPieces()))).toBe(true);
+  const expected = storedJson().map((m) => JSON.parse(new TextDecoder().decode(m)));
+  expect(JSON.parse(await new Response(jsonArrayOut(storedJson())).text())).toEqual(expected);
+});
+
+test("Bun's HTTP response sink is known to copy, a sink read in process is not", async () => {
+  const seen: boolean[] = [];
+  const body = () => new ReadableStream({ type: "direct", pull(sink: { close(): void }) { seen.push(sinkCopies(sink)); sink.close(); } } as unknown as ConstructorParameters<typeof ReadableStream<Uint8Array>>[0]);
+  const http = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body()) });
+  try {
+    await (await fetch(`http://127.0.0.1:${http.port}/`)).arrayBuffer();
+  } finally {
+    http.stop(true);
+  }
+  await new Response(body()).arrayBuffer();
+  expect(seen).toEqual([true, false]);
 });
