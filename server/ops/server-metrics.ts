@@ -94,6 +94,11 @@ export class ServerMetrics implements CommitObserver {
       .gauge("ursa_buckets", "Buckets.", counts.buckets)
       .gauge("ursa_database_bytes", "Size of the database: the SQLite file, or the PostgreSQL database.", stats.databaseBytes)
       .gauge("ursa_wal_bytes", "Size of the write-ahead log: the SQLite -wal file, or PostgreSQL's pg_wal when the role may list it.", stats.walBytes)
+      .gauge(
+        "ursa_snapshot_file_bytes",
+        "Size of the snapshot files in ursa.sqlite-snapshots/, measured in the background at most every 5 s; 0 with --postgres, whose snapshots are in the database.",
+        stats.snapshotFileBytes,
+      )
       .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve; while the disk is full, only what a restart needs to open the database.", stats.reserveBytes)
       .counter("ursa_storage_damaged_reads_total", "Reads of a stream that met a damaged database page (SQLITE_CORRUPT).", stats.damagedReads)
       .gauge("ursa_storage_damaged_streams", "Streams found stored on damaged database pages; they take no writes.", stats.damagedStreams)

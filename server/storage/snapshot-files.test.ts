@@ -150,6 +150,32 @@ describe("snapshot blobs in files", () => {
     h = harness({ path });
   });
 
+  test("the files' bytes are measured off the event loop: all of them, again after a delete, none without the directory", async () => {
+    const measuring = new SnapshotFiles(path);
+    expect(await measuring.measure()).toBe(0);
+    await created("s");
+    await created("t");
+    await published("s", randomBytes(3 * CHUNK_BYTES + 7));
+    await published("t", randomBytes(1234));
+    expect(await measuring.measure()).toBe(3 * CHUNK_BYTES + 7 + 1234);
+    expect(measuring.bytes()).toBe(3 * CHUNK_BYTES + 7 + 1234);
+    expect((await h.request("DELETE", "/test-b/s")).status).toBe(204);
+    await h.store.reclaimed();
+    expect(await measuring.measure()).toBe(1234);
+  });
+
+  test("the metrics report the bytes of a store's snapshot files, measured in the background", async () => {
+    await created("s");
+    await published("s", randomBytes(CHUNK_BYTES + 99));
+    await h.close();
+    h = harness({ path });
+    await h.store.reclaimed();
+    const gauge = async () => Number(/^ursa_snapshot_file_bytes (\d+)$/m.exec(await (await h.request("GET", "/__ursula/metrics")).text())?.[1]);
+    for (let i = 0; i < 50 && (await gauge()) === 0; i++) await Bun.sleep(20);
+    expect(await gauge()).toBe(CHUNK_BYTES + 99);
+    expect(h.store.stats().snapshotFileBytes).toBe(CHUNK_BYTES + 99);
+  });
+
   test("a blob kept as chunk rows (before schema version 8) reads as before, and its rows go when it is replaced", async () => {
     await created("s");
     const bytes = randomBytes(2 * CHUNK_BYTES + 3);

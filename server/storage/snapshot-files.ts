@@ -8,13 +8,19 @@
 // and deleted once nothing refers to it.
 
 import { mkdirSync, unlinkSync } from "node:fs";
-import { open, readdir, type FileHandle } from "node:fs/promises";
+import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { syncDirectory } from "./wal-sync";
+
+/** How old the measured size of the directory may be before the next look starts it again. */
+const SIZE_REFRESH_MS = 5_000;
 
 export class SnapshotFiles {
   readonly dir: string;
   private made = false;
+  private measured = 0;
+  private measuredAt = -Infinity;
+  private measuring: Promise<number> | null = null;
 
   /** The directory beside `dbPath`; made by the first upload, so a start needs no room on the disk. */
   constructor(dbPath: string) {
@@ -51,8 +57,42 @@ export class SnapshotFiles {
     }
   }
 
+  /**
+   * The bytes of the files in the directory as last measured, for the metrics. A measurement lists
+   * the directory and stats each file off the event loop, one at a time; it starts here when the
+   * last one is over SIZE_REFRESH_MS old, so a scrape never waits for it and a directory of many
+   * files costs one listing every few seconds at most.
+   */
+  bytes(): number {
+    if (this.measuring === null && performance.now() - this.measuredAt >= SIZE_REFRESH_MS) void this.measure();
+    return this.measured;
+  }
+
+  /** Measures the directory now (or joins the measurement under way); its total. */
+  measure(): Promise<number> {
+    this.measuring ??= this.total()
+      .then((total) => (this.measured = total))
+      .catch(() => this.measured)
+      .finally(() => {
+        this.measuring = null;
+        this.measuredAt = performance.now();
+      });
+    return this.measuring;
+  }
+
+  private async total(): Promise<number> {
+    let total = 0;
+    for (const name of await this.names()) total += (await stat(join(this.dir, name)).catch(() => null))?.size ?? 0;
+    return total;
+  }
+
   /** The blob ids that have a file, for the sweep after start-up. */
   async blobIds(): Promise<number[]> {
+    return (await this.names()).map(Number);
+  }
+
+  /** The names of blob files in the directory; none before the first upload made it. */
+  private async names(): Promise<string[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -60,8 +100,6 @@ export class SnapshotFiles {
       if ((error as { code?: string }).code === "ENOENT") return [];
       throw error;
     }
-    return names
-      .filter((name) => /^[1-9][0-9]*$/.test(name))
-      .map(Number);
+    return names.filter((name) => /^[1-9][0-9]*$/.test(name));
   }
 }

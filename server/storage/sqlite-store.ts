@@ -133,6 +133,8 @@ export class SqliteStore extends StreamStore implements Store {
   private integrityCheck: Worker | undefined;
   /** Snapshot files a crash left without a row, deleted once the store is open (close waits for it). */
   private orphanFiles: Promise<void> = Promise.resolve();
+  /** Snapshot bytes in files beside a database on disk (snapshot-files.ts). */
+  private snapshotFiles: SnapshotFiles | undefined;
   private readonly report: StoreLog;
   private appendedBytes = 0;
   private appendedMessages = 0;
@@ -184,7 +186,8 @@ export class SqliteStore extends StreamStore implements Store {
       // Snapshot chunks on disk are read on a thread of their own (snapshot-read-thread.ts).
       this.chunkReads = onDisk ? new SnapshotReads(options.snapshotReaderUrl ?? new URL("./snapshot-read-thread.ts", import.meta.url), options.path) : undefined;
       const attrs = new AttrsTable(this.db);
-      const blobs = new SnapshotBlobs(this.db, onDisk ? new SnapshotFiles(options.path) : undefined);
+      this.snapshotFiles = onDisk ? new SnapshotFiles(options.path) : undefined;
+      const blobs = new SnapshotBlobs(this.db, this.snapshotFiles);
       const pins = new Pins();
       const forksOf = this.db.prepare<{ bucket: string; name: string }, [number]>("SELECT bucket, name FROM streams WHERE fork_source_id = ?");
       this.tx = new StreamTx({
@@ -252,6 +255,8 @@ export class SqliteStore extends StreamStore implements Store {
         },
         (error: unknown) => log("warn", "could not delete snapshot files left by a crash (the next start tries again)", { error: (error as Error).message }),
       );
+      // Measured once the sweep is done, so the first scrape already counts the files.
+      void this.orphanFiles.then(() => this.snapshotFiles?.measure());
       this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
@@ -541,6 +546,7 @@ export class SqliteStore extends StreamStore implements Store {
       appendedMessages: this.appendedMessages,
       damagedReads: this.damage.errors,
       damagedStreams: this.damage.count,
+      snapshotFileBytes: this.snapshotFiles?.bytes() ?? 0,
       ...this.fileSizes(),
     };
   }

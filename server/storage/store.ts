@@ -112,6 +112,8 @@ export interface StoreStats {
   damagedStreams: number;
   databaseBytes: number;
   walBytes: number;
+  /** Snapshot bytes kept in files beside the database, measured every few seconds; 0 where snapshots are rows. */
+  snapshotFileBytes: number;
   /** Bytes the disk reserve holds (disk-reserve.ts). */
   reserveBytes: number;
 }
