@@ -110,22 +110,22 @@ export class PieceWriter {
     if (piece.length < GROUP_BYTES) {
       this.buffer().set(piece, 0);
       this.used = piece.length;
-    } else await this.send(piece);
+    } else await settled(this.sink.write(piece));
   }
 
   async flush(): Promise<void> {
     if (this.used === 0) return;
-    const pending = this.group!.subarray(0, this.used);
+    const written = this.sink.write(this.group!.subarray(0, this.used));
     this.used = 0;
-    await this.send(pending, true);
+    // Let go as soon as the write returns, not once it drains (release says where it is reused).
+    this.release();
+    await settled(written);
   }
+}
 
-  /** Writes `bytes`; with `fromGroup`, the group is let go as soon as the write returns, not when it drains. */
-  private async send(bytes: Uint8Array, fromGroup = false): Promise<void> {
-    const written = this.sink.write(bytes);
-    if (fromGroup) this.release();
-    if ((written instanceof Promise ? await written : written) === 0) throw new ClientGone();
-  }
+/** Waits for a write; one that wrote nothing means the client has gone. */
+async function settled(written: number | Promise<number>): Promise<void> {
+  if ((written instanceof Promise ? await written : written) === 0) throw new ClientGone();
 }
 
 /**

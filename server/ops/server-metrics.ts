@@ -96,7 +96,7 @@ export class ServerMetrics implements CommitObserver {
       .gauge("ursa_wal_bytes", "Size of the write-ahead log: the SQLite -wal file, or PostgreSQL's pg_wal when the role may list it.", stats.walBytes)
       .gauge(
         "ursa_snapshot_file_bytes",
-        "Size of the snapshot files in ursa.sqlite-snapshots/, measured in the background at most every 5 s; 0 with --postgres, whose snapshots are in the database.",
+        "Size of the snapshot files in ursa.sqlite-snapshots/, measured every 5 s in the background; 0 with --postgres, whose snapshots are in the database.",
         stats.snapshotFileBytes,
       )
       .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve; while the disk is full, only what a restart needs to open the database.", stats.reserveBytes)

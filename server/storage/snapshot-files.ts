@@ -12,14 +12,10 @@ import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { syncDirectory } from "./wal-sync";
 
-/** How old the measured size of the directory may be before the next look starts it again. */
-const SIZE_REFRESH_MS = 5_000;
-
 export class SnapshotFiles {
   readonly dir: string;
   private made = false;
   private measured = 0;
-  private measuredAt = -Infinity;
   private measuring: Promise<number> | null = null;
 
   /** The directory beside `dbPath`; made by the first upload, so a start needs no room on the disk. */
@@ -57,26 +53,20 @@ export class SnapshotFiles {
     }
   }
 
-  /**
-   * The bytes of the files in the directory as last measured, for the metrics. A measurement lists
-   * the directory and stats each file off the event loop, one at a time; it starts here when the
-   * last one is over SIZE_REFRESH_MS old, so a scrape never waits for it and a directory of many
-   * files costs one listing every few seconds at most.
-   */
+  /** The bytes of the files in the directory as last measured (the store's sweep measures them). */
   bytes(): number {
-    if (this.measuring === null && performance.now() - this.measuredAt >= SIZE_REFRESH_MS) void this.measure();
     return this.measured;
   }
 
-  /** Measures the directory now (or joins the measurement under way); its total. */
+  /**
+   * Measures the directory (or joins the measurement under way): a listing, then a stat per file,
+   * one at a time and off the event loop, so a directory of many files never holds a request.
+   */
   measure(): Promise<number> {
     this.measuring ??= this.total()
       .then((total) => (this.measured = total))
       .catch(() => this.measured)
-      .finally(() => {
-        this.measuring = null;
-        this.measuredAt = performance.now();
-      });
+      .finally(() => (this.measuring = null));
     return this.measuring;
   }
 

@@ -134,7 +134,7 @@ export class SqliteStore extends StreamStore implements Store {
   /** Snapshot files a crash left without a row, deleted once the store is open (close waits for it). */
   private orphanFiles: Promise<void> = Promise.resolve();
   /** Snapshot bytes in files beside a database on disk (snapshot-files.ts). */
-  private snapshotFiles: SnapshotFiles | undefined;
+  private readonly snapshotFiles: SnapshotFiles | undefined;
   private readonly report: StoreLog;
   private appendedBytes = 0;
   private appendedMessages = 0;
@@ -605,6 +605,7 @@ export class SqliteStore extends StreamStore implements Store {
 
   /** Reclaims streams found expired through their stored deadline (`get` reaps them). */
   private sweep(): void {
+    void this.snapshotFiles?.measure();
     for (const key of this.streamCounts.mayHaveExpired(this.now())) if (!this.pending.has(key)) this.current(key);
   }
 }
