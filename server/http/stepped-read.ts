@@ -4,23 +4,44 @@
 // its ~80,000 rows). The rows are read before the response starts, as one synchronous read would:
 // the headers name where the bytes end, and a delete or retention that commits between steps only
 // ends the slice early.
+//
+// Steps are bounded by time, not by bytes alone: the first is READ_STEP_BYTES, and each next one
+// is what the last one's pace reads in STEP_BUDGET_MS. 512 KiB of 100-byte JSON messages takes a
+// few milliseconds, and stays at 512 KiB; 512 KiB of 64 KiB messages takes 0.2-0.4 ms once the
+// file is mapped, so an 8 MiB response takes 2-3 steps instead of 16 (a 1 GiB catch-up: 2,514 MB/s
+// against 2,100 in one bench run). A cold map (3 ms per 512 KiB here) keeps its steps small.
 
 import type { StreamState } from "../protocol/state";
 import { READ_STEP_BYTES, type ReadSlice, type Store } from "../storage/store";
 import { nextReadTurn } from "./read-turns";
 
+/** What one step may take, judged by the step before it. */
+export const STEP_BUDGET_MS = 1;
+/** The largest step: a whole catch-up response. */
+export const MAX_STEP_BYTES = 8 * 1024 * 1024;
+
+/** The next step's size: what `bytes` read in `ms` says fits in STEP_BUDGET_MS, within [READ_STEP_BYTES, MAX_STEP_BYTES]. */
+export function nextStepBytes(bytes: number, ms: number): number {
+  const fits = (bytes * STEP_BUDGET_MS) / Math.max(ms, 0.001);
+  return Math.floor(Math.max(READ_STEP_BYTES, Math.min(MAX_STEP_BYTES, fits)));
+}
+
 export async function readInSteps(store: Store, state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice> {
+  let began = performance.now();
   const first = await store.readRange(state, start, Math.min(limitBytes, READ_STEP_BYTES), wholeMessages);
+  let stepBytes = nextStepBytes(first.end - start, performance.now() - began);
   const limit = start + limitBytes;
   if (first.end >= Math.min(limit, state.tail) || first.end === start) return first;
   const chunks = first.chunks;
   let end = first.end;
   while (end < Math.min(limit, state.tail)) {
     await nextReadTurn();
-    const step = await store.readRange(state, end, Math.min(limit - end, READ_STEP_BYTES), wholeMessages);
+    began = performance.now();
+    const step = await store.readRange(state, end, Math.min(limit - end, stepBytes), wholeMessages);
     // In array mode a step holds at least one whole message (spec §4.2); past the first step, one
     // that does not fit in what is left of the limit belongs to the next response.
     if (step.end > limit || step.end === end) break;
+    stepBytes = nextStepBytes(step.end - end, performance.now() - began);
     for (const chunk of step.chunks) chunks.push(chunk);
     end = step.end;
   }

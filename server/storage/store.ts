@@ -34,9 +34,10 @@ export interface SnapshotReader {
 }
 
 /**
- * The most one synchronous read should take (readRange's limit per step): 512 KiB of 100-byte
- * JSON messages is ~5,000 rows, a few milliseconds. Larger reads are taken in steps with a turn
- * of the event loop between them (http/stepped-read.ts, live/sse-session.ts).
+ * A read's first step (readRange's limit), and the least any step reads: 512 KiB of 100-byte JSON
+ * messages is ~5,000 rows, a few milliseconds. Larger reads are taken in steps with a turn of the
+ * event loop between them (http/stepped-read.ts, which grows a step that reads fast;
+ * live/sse-session.ts).
  */
 export const READ_STEP_BYTES = 512 * 1024;
 
