@@ -29,21 +29,26 @@ describe("readInSteps", () => {
   });
   afterEach(() => h.close());
 
-  /** The real store, with each step's limit recorded, and `delayMs` of blocking work added per step. */
-  function recording(delayMs: number): { store: Store; limits: number[] } {
+  /**
+   * The real store, with each step's limit recorded, and a clock that a step moves on by
+   * `msPer512KiB` for each 512 KiB it was asked for: a pace that does not depend on how loaded
+   * the machine running the test is.
+   */
+  function paced(msPer512KiB: number): { store: Store; limits: number[]; clock: () => number } {
     const limits: number[] = [];
+    let now = 0;
     const store = Object.create(h.store) as Store;
     store.readRange = (state, start, limitBytes, whole) => {
       limits.push(limitBytes);
-      if (delayMs > 0) Bun.sleepSync(delayMs);
+      now += (limitBytes / READ_STEP_BYTES) * msPer512KiB;
       return h.store.readRange(state, start, limitBytes, whole);
     };
-    return { store, limits };
+    return { store, limits, clock: () => now };
   }
 
-  async function readAll(store: Store): Promise<Uint8Array> {
+  async function readAll(store: Store, clock: () => number): Promise<Uint8Array> {
     const state = (await h.store.get("steps-b/s"))!;
-    const slice = await readInSteps(store, state, 0, COUNT * MESSAGE, false);
+    const slice = await readInSteps(store, state, 0, COUNT * MESSAGE, false, clock);
     expect(slice.end).toBe(COUNT * MESSAGE);
     return Buffer.concat(slice.chunks);
   }
@@ -56,17 +61,17 @@ describe("readInSteps", () => {
     }
   }
 
-  test("steps of large messages that read fast grow past READ_STEP_BYTES, and the bytes are exact", async () => {
-    const { store, limits } = recording(0);
-    expectExact(await readAll(store));
-    expect(limits[0]).toBe(READ_STEP_BYTES);
-    expect(Math.max(...limits)).toBeGreaterThan(READ_STEP_BYTES);
-    expect(limits.length).toBeLessThan((COUNT * MESSAGE) / READ_STEP_BYTES);
+  test("steps that read fast grow to what the pace reads in the budget, and the bytes are exact", async () => {
+    const { store, limits, clock } = paced(STEP_BUDGET_MS / 4);
+    expectExact(await readAll(store, clock));
+    const KiB = 1024;
+    // 512 KiB in a quarter of the budget: the next steps read 2 MiB each, and the last what is left.
+    expect(limits).toEqual([512 * KiB, 2048 * KiB, 2048 * KiB, 2048 * KiB, 1536 * KiB]);
   });
 
   test("steps that each take longer than the budget stay at READ_STEP_BYTES, and the bytes are exact", async () => {
-    const { store, limits } = recording(2 * STEP_BUDGET_MS);
-    expectExact(await readAll(store));
+    const { store, limits, clock } = paced(2 * STEP_BUDGET_MS);
+    expectExact(await readAll(store, clock));
     expect(limits.length).toBe((COUNT * MESSAGE) / READ_STEP_BYTES);
     for (const limit of limits) expect(limit).toBe(READ_STEP_BYTES);
   });

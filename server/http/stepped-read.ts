@@ -26,22 +26,32 @@ export function nextStepBytes(bytes: number, ms: number): number {
   return Math.floor(Math.max(READ_STEP_BYTES, Math.min(MAX_STEP_BYTES, fits)));
 }
 
-export async function readInSteps(store: Store, state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice> {
-  let began = performance.now();
+/** Milliseconds, for timing steps; tests pass a clock of their own so a step's pace does not depend on the machine's load. */
+export type StepClock = () => number;
+
+export async function readInSteps(
+  store: Store,
+  state: StreamState,
+  start: number,
+  limitBytes: number,
+  wholeMessages: boolean,
+  clock: StepClock = () => performance.now(),
+): Promise<ReadSlice> {
+  let began = clock();
   const first = await store.readRange(state, start, Math.min(limitBytes, READ_STEP_BYTES), wholeMessages);
-  let stepBytes = nextStepBytes(first.end - start, performance.now() - began);
+  let stepBytes = nextStepBytes(first.end - start, clock() - began);
   const limit = start + limitBytes;
   if (first.end >= Math.min(limit, state.tail) || first.end === start) return first;
   const chunks = first.chunks;
   let end = first.end;
   while (end < Math.min(limit, state.tail)) {
     await nextReadTurn();
-    began = performance.now();
+    began = clock();
     const step = await store.readRange(state, end, Math.min(limit - end, stepBytes), wholeMessages);
     // In array mode a step holds at least one whole message (spec §4.2); past the first step, one
     // that does not fit in what is left of the limit belongs to the next response.
     if (step.end > limit || step.end === end) break;
-    stepBytes = nextStepBytes(step.end - end, performance.now() - began);
+    stepBytes = nextStepBytes(step.end - end, clock() - began);
     for (const chunk of step.chunks) chunks.push(chunk);
     end = step.end;
   }
