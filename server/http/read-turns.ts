@@ -1,5 +1,5 @@
 // The turns of the event loop that large reads take (issue 21: no request stalls the others).
-// A catch-up, JSON page or bootstrap of up to 8 MiB is read in steps of at least 512 KiB, each
+// A catch-up, JSON page or bootstrap of up to 8 MiB is read in steps of 512 KiB to 1 MiB, each
 // bounded by time (stepped-read.ts). Had each reader waited for its next step with its own
 // setImmediate, every reader's step would run in the same pass of the loop, and a HEAD arriving
 // meanwhile would wait for all of them: ten concurrent readers of 100-byte JSON messages held the

@@ -5,7 +5,7 @@ import { MAX_STEP_BYTES, nextStepBytes, readInSteps, STEP_BUDGET_MS } from "./st
 
 describe("nextStepBytes", () => {
   test("a step read at a fast pace lets the next one read what that pace reads in the budget", () => {
-    expect(nextStepBytes(READ_STEP_BYTES, STEP_BUDGET_MS / 3)).toBe(3 * READ_STEP_BYTES);
+    expect(nextStepBytes(READ_STEP_BYTES / 2, STEP_BUDGET_MS / 3)).toBe((3 * READ_STEP_BYTES) / 2);
   });
 
   test("never below READ_STEP_BYTES, however slow the last step was, and never above MAX_STEP_BYTES", () => {
@@ -62,11 +62,18 @@ describe("readInSteps", () => {
   }
 
   test("steps that read fast grow to what the pace reads in the budget, and the bytes are exact", async () => {
-    const { store, limits, clock } = paced(STEP_BUDGET_MS / 4);
+    const { store, limits, clock } = paced(STEP_BUDGET_MS / 2);
     expectExact(await readAll(store, clock));
     const KiB = 1024;
-    // 512 KiB in a quarter of the budget: the next steps read 2 MiB each, and the last what is left.
-    expect(limits).toEqual([512 * KiB, 2048 * KiB, 2048 * KiB, 2048 * KiB, 1536 * KiB]);
+    // 512 KiB in half the budget: the next steps read 1 MiB each, and the last what is left.
+    expect(limits).toEqual([512 * KiB, ...Array(7).fill(1024 * KiB), 512 * KiB]);
+  });
+
+  test("steps never grow past MAX_STEP_BYTES, however fast the pace", async () => {
+    const { store, limits, clock } = paced(STEP_BUDGET_MS / 64);
+    expectExact(await readAll(store, clock));
+    // The pace says 32 MiB would fit in the budget; each step after the first still reads 1 MiB.
+    expect(limits).toEqual([READ_STEP_BYTES, ...Array(7).fill(MAX_STEP_BYTES), READ_STEP_BYTES]);
   });
 
   test("steps that each take longer than the budget stay at READ_STEP_BYTES, and the bytes are exact", async () => {

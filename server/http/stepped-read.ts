@@ -6,10 +6,14 @@
 // ends the slice early.
 //
 // Steps are bounded by time, not by bytes alone: the first is READ_STEP_BYTES, and each next one
-// is what the last one's pace reads in STEP_BUDGET_MS. 512 KiB of 100-byte JSON messages takes a
-// few milliseconds, and stays at 512 KiB; 512 KiB of 64 KiB messages takes 0.2-0.4 ms once the
-// file is mapped, so an 8 MiB response takes 2-3 steps instead of 16 (a 1 GiB catch-up: 2,514 MB/s
-// against 2,100 in one bench run). A cold map (3 ms per 512 KiB here) keeps its steps small.
+// is what the last one's pace reads in STEP_BUDGET_MS, up to MAX_STEP_BYTES. 512 KiB of 100-byte
+// JSON messages takes a few milliseconds, and stays at 512 KiB; 512 KiB of 64 KiB messages takes
+// 0.2-0.4 ms once the file is mapped, so an 8 MiB response takes 8 steps instead of 16.
+// The cap is 1 MiB because a step sized by a warm pace can land on pages not yet mapped (SQLite
+// maps the file again when it has grown by a quarter; about 3 ms per cold 512 KiB here). Under the
+// bench's 1M-stream load the event loop's longest lag was 37.7 ms with 8 MiB steps, 18.6 ms with
+// 2 MiB and 7.8 ms with 1 MiB (11.6 ms with fixed 512 KiB steps), while a 1 GiB catch-up read
+// 1,913-2,297 MB/s with 1 MiB steps against 1,890-2,381 with 8 MiB in the same run.
 
 import type { StreamState } from "../protocol/state";
 import { READ_STEP_BYTES, type ReadSlice, type Store } from "../storage/store";
@@ -17,8 +21,8 @@ import { nextReadTurn } from "./read-turns";
 
 /** What one step may take, judged by the step before it. */
 export const STEP_BUDGET_MS = 1;
-/** The largest step: a whole catch-up response. */
-export const MAX_STEP_BYTES = 8 * 1024 * 1024;
+/** The largest step: what a cold map reads within a few milliseconds. */
+export const MAX_STEP_BYTES = 1024 * 1024;
 
 /** The next step's size: what `bytes` read in `ms` says fits in STEP_BUDGET_MS, within [READ_STEP_BYTES, MAX_STEP_BYTES]. */
 export function nextStepBytes(bytes: number, ms: number): number {
