@@ -8,12 +8,12 @@
 // Steps are bounded by time, not by bytes alone: the first is READ_STEP_BYTES, and each next one
 // is what the last one's pace reads in STEP_BUDGET_MS, up to MAX_STEP_BYTES. 512 KiB of 100-byte
 // JSON messages takes a few milliseconds, and stays at 512 KiB; 512 KiB of 64 KiB messages takes
-// 0.2-0.4 ms once the file is mapped, so an 8 MiB response takes 8 steps instead of 16.
+// 0.2-0.4 ms once the file is mapped, so an 8 MiB response takes 9 steps instead of 16.
 // The cap is 1 MiB because a step sized by a warm pace can land on pages not yet mapped (SQLite
 // maps the file again when it has grown by a quarter; about 3 ms per cold 512 KiB here). Under the
 // bench's 1M-stream load the event loop's longest lag was 37.7 ms with 8 MiB steps, 18.6 ms with
-// 2 MiB and 7.8 ms with 1 MiB (11.6 ms with fixed 512 KiB steps), while a 1 GiB catch-up read
-// 1,913-2,297 MB/s with 1 MiB steps against 1,890-2,381 with 8 MiB in the same run.
+// 2 MiB and 7.8 ms with 1 MiB (one run each), and in three A/B runs a 1 GiB catch-up was no
+// faster with a larger cap beyond the bench's round-to-round noise.
 
 import type { StreamState } from "../protocol/state";
 import { READ_STEP_BYTES, type ReadSlice, type Store } from "../storage/store";
