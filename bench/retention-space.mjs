@@ -3,24 +3,26 @@
 //   2. publish a small snapshot at --drop (default 0.9) of it and move retention there,
 //   3. wait until the background reclaimer has deleted every row below the floor,
 //   4. append --more-mib MiB more.
-// After each step it prints the database file's size, the WAL's, and SQLite's page and freelist
+// After each step it prints the database file's size, the WAL's, the segment files' (sealed runs
+// of messages moved out of the database, docs/operations.md), and SQLite's page and freelist
 // counts (read with the sqlite3 shell from the live database). During step 3 a second writer
 // appends a small message to another stream every 10 ms and reports the worst latency, to show
 // that the deletion does not stall the server. Not part of `npm run bench`: it writes a few GiB to disk.
 //
+// --segment-mb N is passed to ursa (0 keeps every message in the database).
 // --legacy starts ursa on a database file that already exists with auto_vacuum = NONE, as one
 // created by an ursa before schema 4 has: freed pages are then reused, never given back.
 //
-//   node bench/retention-space.mjs [--gib 1] [--drop 0.9] [--more-mib 500] [--sync full|normal] [--legacy]
+//   node bench/retention-space.mjs [--gib 1] [--drop 0.9] [--more-mib 500] [--sync full|normal] [--segment-mb N] [--legacy]
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Conn, forEachConcurrent } from "./lib/http.mjs";
 
-const { values: o } = parseArgs({ options: { legacy: { type: "boolean", default: false }, gib: { type: "string", default: "1" }, drop: { type: "string", default: "0.9" }, "more-mib": { type: "string", default: "500" }, sync: { type: "string", default: "full" } } });
+const { values: o } = parseArgs({ options: { legacy: { type: "boolean", default: false }, gib: { type: "string", default: "1" }, drop: { type: "string", default: "0.9" }, "more-mib": { type: "string", default: "500" }, sync: { type: "string", default: "full" }, "segment-mb": { type: "string" } } });
 const binary = resolve(import.meta.dirname, "..", process.env.URSA_BINARY ?? "dist/ursa");
 const dir = mkdtempSync(join(tmpdir(), "ursa-retention-"));
 const db = join(dir, "ursa.sqlite");
@@ -29,7 +31,8 @@ const chunk = randomBytes(64 * 1024);
 const at = (n) => `0000000000000000_${String(n).padStart(16, "0")}`;
 
 if (o.legacy) execFileSync("sqlite3", [db, "PRAGMA auto_vacuum = NONE; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"]);
-const child = spawn(binary, ["--port", "0", "--data", dir, "--sync", o.sync], { stdio: ["ignore", "pipe", "inherit"] });
+const segmentArgs = o["segment-mb"] === undefined ? [] : ["--segment-mb", o["segment-mb"]];
+const child = spawn(binary, ["--port", "0", "--data", dir, "--sync", o.sync, ...segmentArgs], { stdio: ["ignore", "pipe", "inherit"] });
 const url = await new Promise((res, rej) => {
   child.stdout.on("data", (d) => {
     const m = /listening (http:\/\/\S+)/.exec(String(d));
@@ -46,12 +49,15 @@ const size = (p) => {
     return 0;
   }
 };
+const segments = join(dir, "ursa.sqlite-segments");
+const segmentBytes = () => (existsSync(segments) ? readdirSync(segments).reduce((n, name) => n + size(join(segments, name)), 0) : 0);
 function report(step) {
   const [pageSize, pages, free] = ["page_size", "page_count", "freelist_count"].map((p) => Number(sql(`PRAGMA ${p}`)));
   const line = {
     step,
     fileMiB: +(size(db) / MiB).toFixed(1),
     walMiB: +(size(`${db}-wal`) / MiB).toFixed(1),
+    segmentsMiB: +(segmentBytes() / MiB).toFixed(1),
     pages,
     freePages: free,
     freeMiB: +((free * pageSize) / MiB).toFixed(1),
@@ -85,6 +91,12 @@ try {
   console.log(`filled ${o.gib} GiB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const before = report("filled");
 
+  // Moves to segment files follow the appends: wait until the files stop growing.
+  for (let last = -1, i = 0; i < 600 && segmentBytes() !== last; i++) {
+    last = segmentBytes();
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+  report("moved");
   const floor = Math.round(appends * Number(o.drop)) * chunk.length;
   let r = await conn.request("PUT", `${main}/snapshot/${at(floor)}`, "Content-Type: application/json\r\n", Buffer.from('{"note":"state up to the floor"}'));
   if (r.status !== 204) throw new Error(`snapshot: ${r.status}`);

@@ -81,6 +81,18 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
       hostname: config.host,
       port: config.port,
       fetch: (req) => handler(req),
+      // What fails after the handler has answered: a body Bun reads from a file itself (a segment
+      // file, storage/segment-files.ts) that is gone. ursa deletes none a response may still
+      // open, so one missing is damage to the data directory.
+      error(error) {
+        const path = (error as { path?: unknown }).path;
+        if (typeof path === "string" && path.includes(".sqlite-segments")) {
+          log.error("a segment file could not be opened for a response: it was removed or damaged outside ursa; restore the data directory from a backup (docs/operations.md)", { error: error.message });
+          return renderError(protocolError("STORAGE_CORRUPT", "a segment file holding these bytes cannot be read"));
+        }
+        log.error("internal error", { error: error.message, stack: error.stack });
+        return renderError(protocolError("INTERNAL", "internal error"));
+      },
       // ursa enforces its own limits (with a JSON error); Bun's must sit above both.
       maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxSnapshotBytes) + 1024 * 1024,
       idleTimeout: Math.round(config.idleTimeout / 1000),
@@ -128,6 +140,7 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
         log: (level, message, fields) => log.log(level, message, fields),
         recentBytes: config.readCacheMb * 1024 * 1024,
         cachedStreams: config.streamCache,
+        segmentBytes: config.segmentMb * 1024 * 1024,
         producerLimits,
         quotas,
         // Besides the write being committed, live readers are in progress: parked long-polls and SSE sessions.

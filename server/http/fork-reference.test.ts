@@ -239,7 +239,7 @@ describe("forks made before schema version 7", () => {
     // The closed store's checkpoint thread may still be letting go of the file.
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec(`DROP INDEX streams_fork_copied; ALTER TABLE streams DROP COLUMN fork_copied; DROP TABLE dropped_streams;
-      ALTER TABLE snapshot_blobs DROP COLUMN in_file;
+      ALTER TABLE snapshot_blobs DROP COLUMN in_file; ALTER TABLE msgs DROP COLUMN flen; DROP TABLE msg_files;
       INSERT INTO msgs (stream_id, start, seg, data) SELECT ${forked}, start, seg, data FROM msgs WHERE stream_id = ${source} AND start < 3;
       INSERT INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE stream_id = ${forked} AND start < 3;
       DELETE FROM msg_index WHERE stream_id = ${source}; DELETE FROM msgs WHERE stream_id = ${source};

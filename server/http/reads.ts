@@ -47,7 +47,9 @@ function representation(state: StreamState, arrayMode: boolean): string {
 }
 
 async function catchUp(req: Request, deps: AppDeps, state: StreamState, start: number, q: ReadQuery, arrayMode: boolean, now: boolean, cursor = false): Promise<Response> {
-  const slice = await readInSteps(deps.store, state, start, readLimit(q.maxBytes), arrayMode);
+  // Bytes a segment file holds are sent from the file (sendfile, no copy); any others from rows.
+  const file = arrayMode ? null : (deps.store.fileSpan?.(state, start, readLimit(q.maxBytes)) ?? null);
+  const slice = file ? { chunks: [], end: file.end } : await readInSteps(deps.store, state, start, readLimit(q.maxBytes), arrayMode);
   const h = baseHeaders();
   h.set(H.contentType, representation(state, arrayMode));
   h.set(H.nextOffset, formatOffset(slice.end));
@@ -64,7 +66,7 @@ async function catchUp(req: Request, deps: AppDeps, state: StreamState, start: n
     if (matches(req.headers.get(H.ifNoneMatch), etag)) return new Response(null, { status: 304, headers: h });
   }
   // Written out from the rows as they are held (stream-out.ts), never joined into one array first.
-  const body = arrayMode ? jsonArrayOut(slice.chunks) : piecesOut(slice.chunks);
+  const body = file ? file.body : arrayMode ? jsonArrayOut(slice.chunks) : piecesOut(slice.chunks);
   return new Response(body, { status: 200, headers: h });
 }
 

@@ -99,6 +99,11 @@ export class ServerMetrics implements CommitObserver {
         "Size of the snapshot files in ursa.sqlite-snapshots/, measured every 5 s in the background; 0 with --postgres, whose snapshots are in the database.",
         stats.snapshotFileBytes,
       )
+      .gauge(
+        "ursa_segment_file_bytes",
+        "Message bytes of byte streams moved to segment files in ursa.sqlite-segments/, which catch-ups are sent from with sendfile; 0 with --postgres.",
+        stats.segmentFileBytes,
+      )
       .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve; while the disk is full, only what a restart needs to open the database.", stats.reserveBytes)
       .counter("ursa_storage_damaged_reads_total", "Reads of a stream that met a damaged database page (SQLITE_CORRUPT).", stats.damagedReads)
       .gauge("ursa_storage_damaged_streams", "Streams found stored on damaged database pages; they take no writes.", stats.damagedStreams)

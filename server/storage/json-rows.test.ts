@@ -199,6 +199,8 @@ describe("a JSON stream's log", () => {
         db.run("INSERT INTO msg_index (stream_id, start, msg_id) VALUES (?, ?, ?)", [id, 2 * k, next + k]);
       }
       db.run("UPDATE meta SET value = (SELECT max(id) FROM msgs) WHERE key = 'indexed_upto'");
+      db.run("ALTER TABLE msgs DROP COLUMN flen");
+      db.run("DROP TABLE msg_files");
       db.run("UPDATE meta SET value = '8' WHERE key = 'schema_version'");
     })();
     db.close();

@@ -16,6 +16,7 @@ import { isJsonType } from "../protocol/content-type";
 import type { StreamState } from "../protocol/state";
 import { messageEnd, messageStartAt } from "./json-rows";
 import type { Segment } from "./lineage";
+import { ROW_LENGTH } from "./schema";
 
 export type IndexPosition = { from: number } | { before: number } | { atMs: number };
 
@@ -55,7 +56,7 @@ interface Queries {
 }
 
 function queries(db: Database, data: "m.data" | "NULL"): Queries {
-  const row = `i.start AS offset, length(m.data) AS size, m.at_ms AS at_ms, ${data} AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id`;
+  const row = `i.start AS offset, ${ROW_LENGTH} AS size, m.at_ms AS at_ms, ${data} AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id`;
   // From the row holding `from` (a byte stream's append can be read from inside, a JSON row holds several messages).
   const holding = "i.stream_id = ?1 AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0)";
   return {

@@ -17,6 +17,8 @@ import { countMessages, messageEnd, messageLengths, packRows, startsMessage } fr
 import { segmentAt, type Segment } from "./lineage";
 import { replayRow, type LogRow } from "./log-replay";
 import { MMAP_LIMIT_BYTES } from "./open-database";
+import { ROW_LENGTH } from "./schema";
+import { SegmentDamage, type SegmentFiles } from "./segment-files";
 import { firstEndingAfter, RecentMessages, type LogEntry } from "./recent-messages";
 import type { Statements } from "./rows";
 
@@ -44,6 +46,11 @@ export interface MessageRow {
   data: Uint8Array;
 }
 
+/** A row as read where it may be in a segment file: `flen` is its length there, else null. */
+interface FiledRow extends MessageRow {
+  flen: number | null;
+}
+
 /** What one transaction wrote to the log; applied to MessageLog when it commits. */
 export class LogWrites {
   /** The messages written, each on its own (a JSON append's share one row, json-rows.ts). */
@@ -61,6 +68,8 @@ export class LogWrites {
   materializedUpTo: number | null = null;
   /** Deleted streams: their held messages go at commit, their rows step by step (dropStep). */
   readonly deleted: number[] = [];
+  /** Bytes appended to each byte stream (segment-tiering.ts moves sealed runs of them to files). */
+  readonly byteStreamBytes = new Map<number, number>();
 }
 
 export interface AppendedMessages {
@@ -90,9 +99,12 @@ export class MessageLog {
   private readonly inserts = new Map<number, Statement>();
   private readonly indexRange: Statement;
   private readonly readFrom: Statement<MessageRow>;
+  private readonly readFiledFrom: Statement<FiledRow>;
+  private readonly anyRowIn: Statement<{ one: number }>;
+  private readonly deleteFile: Statement;
   private readonly segAt: Statement<{ seg: number }>;
   private readonly rowAt: Statement<{ start: number; data: Uint8Array }>;
-  private readonly rowsFrom: Statement<{ start: number; seg: number; data: Uint8Array }>;
+  private readonly rowsFrom: Statement<FiledRow & { seg: number }>;
   private readonly countIn: Statement<{ n: number }>;
   private readonly countBefore: Statement<{ start: number; n: number | null; data: Uint8Array }>;
   private readonly aboveFrom: Statement<{ start: number; len: number }>;
@@ -119,6 +131,7 @@ export class MessageLog {
     private readonly now: () => number,
     readonly everyMs = MATERIALIZE_EVERY_MS,
     recentBytes = 0,
+    private readonly files?: SegmentFiles,
   ) {
     this.recent = new RecentMessages(recentBytes);
     // OR ROLLBACK: a duplicate key (which would be a bug) fails the whole transaction, so SQLite
@@ -135,12 +148,20 @@ export class MessageLog {
        WHERE i.stream_id = ?1 AND i.start < ?3
        AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY i.start`,
     );
+    // The same, for a stream some of whose rows are in segment files.
+    this.readFiledFrom = db.prepare(
+      `SELECT i.start AS start, m.data AS data, m.flen AS flen FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+       WHERE i.stream_id = ?1 AND i.start < ?3
+       AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY i.start`,
+    );
+    this.anyRowIn = db.prepare("SELECT 1 AS one FROM msg_index WHERE stream_id = ? AND start >= ? AND start < ? LIMIT 1");
+    this.deleteFile = db.prepare("DELETE FROM msg_files WHERE stream_id = ? AND lo = ?");
     this.segAt = db.prepare("SELECT (SELECT seg FROM msgs WHERE id = i.msg_id) AS seg FROM msg_index i WHERE i.stream_id = ? AND i.start = ?");
     this.rowAt = db.prepare(
       "SELECT i.start AS start, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start <= ? ORDER BY i.start DESC LIMIT 1",
     );
     this.rowsFrom = db.prepare(
-      `SELECT i.start AS start, m.seg AS seg, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+      `SELECT i.start AS start, m.seg AS seg, m.data AS data, m.flen AS flen FROM msg_index i JOIN msgs m ON m.id = i.msg_id
        WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start`,
     );
     // The messages of rows from `start` on: a JSON row's are its LFs (json-rows.ts), counted as
@@ -153,7 +174,7 @@ export class MessageLog {
       "SELECT i.start AS start, m.n AS n, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT 1",
     );
     this.aboveFrom = db.prepare(
-      `SELECT i.start AS start, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+      `SELECT i.start AS start, ${ROW_LENGTH} AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
        WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start DESC LIMIT ${FLOOR_STEP_ROWS}`,
     );
     this.deleteRowsFrom = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start >= ?)");
@@ -165,13 +186,13 @@ export class MessageLog {
     for (const { id } of this.copiedList.all()) this.copied.add(id);
     // Rows wholly below the floor: a JSON row may hold messages on both sides of it, and stays.
     this.belowFloor = db.prepare(
-      `SELECT i.start AS start, length(m.data) AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
-       WHERE i.stream_id = ?1 AND i.start < ?2 AND i.start + length(m.data) <= ?2 ORDER BY i.start LIMIT ${FLOOR_STEP_ROWS}`,
+      `SELECT i.start AS start, ${ROW_LENGTH} AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
+       WHERE i.stream_id = ?1 AND i.start < ?2 AND i.start + ${ROW_LENGTH} <= ?2 ORDER BY i.start LIMIT ${FLOOR_STEP_ROWS}`,
     );
     this.deleteRowsUpTo = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start <= ?)");
     this.deleteIndexUpTo = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start <= ?");
     this.lowestEnd = db.prepare(
-      "SELECT i.start + length(m.data) AS end FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? ORDER BY i.start LIMIT 1",
+      `SELECT i.start + ${ROW_LENGTH} AS end FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? ORDER BY i.start LIMIT 1`,
     );
     this.pageCount = db.prepare("SELECT page_count AS n FROM pragma_page_count()");
     this.pageSize = db.query<{ page_size: number }, []>("PRAGMA page_size").get()!.page_size;
@@ -257,6 +278,7 @@ export class MessageLog {
     }
     tx.log.streams.set(after.id, key);
     if (producer) this.producerSet(tx.log.producers, after.id).add(producer.id);
+    if (!isJsonType(after.contentType)) tx.log.byteStreamBytes.set(after.id, (tx.log.byteStreamBytes.get(after.id) ?? 0) + pos - append.start);
   }
 
   /**
@@ -377,7 +399,7 @@ export class MessageLog {
       if (row.seg !== offset || row.start >= seg.hi) break;
       // What a fork reads of its source's append ends at the fork offset (a message boundary).
       if (json) lengths.push(...messageLengths(row.data, 0, Math.min(row.data.length, seg.hi - row.start)));
-      else lengths.push(row.data.length);
+      else lengths.push(row.flen ?? row.data.length);
     }
     return lengths;
   }
@@ -397,7 +419,7 @@ export class MessageLog {
       const parts: Uint8Array[] = [];
       for (const row of this.rowsFrom.iterate(seg.id, offset)) {
         if (row.start >= offset + subBytes) break;
-        parts.push(row.data.subarray(0, offset + subBytes - row.start));
+        parts.push(this.bytesOf(seg.id, [row])[0]!.data.subarray(0, offset + subBytes - row.start));
       }
       let n = below;
       let start = offset;
@@ -444,7 +466,7 @@ export class MessageLog {
    * below the floor are refused already; this frees the space.
    */
   deleteBelow(tx: Batch, streamId: number, floor: number): { freed: number; more: boolean } {
-    return this.deleteStep(tx, this.belowFloor.iterate(streamId, floor), (last) => {
+    return this.deleteStep(tx, streamId, this.belowFloor.iterate(streamId, floor), (last) => {
       this.deleteRowsUpTo.run(streamId, last);
       this.deleteIndexUpTo.run(streamId, last);
     });
@@ -455,19 +477,21 @@ export class MessageLog {
    * newest first: rows of a deleted source above what its forks read, or all of a dropped stream's.
    */
   deleteFrom(tx: Batch, streamId: number, from: number): { freed: number; more: boolean } {
-    return this.deleteStep(tx, this.aboveFrom.iterate(streamId, from), (last) => {
+    return this.deleteStep(tx, streamId, this.aboveFrom.iterate(streamId, from), (last) => {
       this.deleteRowsFrom.run(streamId, last);
       this.deleteIndexFrom.run(streamId, last);
     });
   }
 
   /** Takes rows from `rows` up to FLOOR_STEP_ROWS or FLOOR_STEP_BYTES, then deletes up to the last one taken. */
-  private deleteStep(tx: Batch, rows: Iterable<{ start: number; len: number }>, deleteThrough: (last: number) => void): { freed: number; more: boolean } {
+  private deleteStep(tx: Batch, streamId: number, rows: Iterable<{ start: number; len: number }>, deleteThrough: (last: number) => void): { freed: number; more: boolean } {
     if (this.deferred) this.materialize(tx);
+    let first = -1;
     let last = -1;
     let freed = 0;
     let taken = 0;
     for (const row of rows) {
+      if (first < 0) first = row.start;
       last = row.start;
       freed += row.len;
       taken++;
@@ -475,7 +499,23 @@ export class MessageLog {
     }
     if (last < 0) return { freed: 0, more: false };
     deleteThrough(last);
+    this.releaseFiles(tx, streamId, Math.min(first, last), Math.max(first, last));
     return { freed, more: taken === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
+  }
+
+  /**
+   * Segment files of the stream holding offsets in [from, to] (the rows a step deleted) none of
+   * whose rows is left: their records go in this transaction, the files once it is durable
+   * (segment-files.ts).
+   */
+  private releaseFiles(tx: Batch, streamId: number, from: number, to: number): void {
+    const files = this.files;
+    if (!files?.has(streamId)) return;
+    for (const { lo, hi } of files.overlapping(streamId, from, to)) {
+      if (this.anyRowIn.get(streamId, lo, hi)) continue;
+      this.deleteFile.run(streamId, lo);
+      tx.onDurable.push(() => files.forget(streamId, lo));
+    }
   }
 
   // ---- after a transaction commits -----------------------------------------------------------
@@ -518,12 +558,36 @@ export class MessageLog {
     // Below the first held message, from the index; from it on, from memory (held messages may be
     // indexed too, so the index is not asked past it).
     if (start < boundary) this.mapCurrent();
-    const rows: MessageRow[] = start < boundary ? this.readFrom.all(streamId, start, Math.min(end, boundary)) : [];
+    const filed = this.files?.has(streamId) === true;
+    const rows: MessageRow[] = start >= boundary ? [] : filed ? this.bytesOf(streamId, this.readFiledFrom.all(streamId, start, Math.min(end, boundary))) : this.readFrom.all(streamId, start, Math.min(end, boundary));
     if (!held) return rows;
     // A JSON row whose first messages are let go of while its last are still held ends at them.
     const last = rows[rows.length - 1];
     if (last && last.start + last.data.length > boundary) rows[rows.length - 1] = { start: last.start, data: last.data.subarray(0, boundary - last.start) };
     for (let i = firstEndingAfter(held, start); i < held.entries.length && held.entries[i]!.start < end; i++) rows.push(held.entries[i]!);
+    return rows;
+  }
+
+  /**
+   * The rows with their bytes: those whose bytes are in a segment file (`flen`) are read from it,
+   * each run of them in one read.
+   */
+  private bytesOf<R extends FiledRow>(streamId: number, rows: R[]): R[] {
+    for (let i = 0; i < rows.length; ) {
+      const first = rows[i]!;
+      if (first.flen === null) {
+        i++;
+        continue;
+      }
+      const range = this.files?.at(streamId, first.start);
+      if (!range) throw new SegmentDamage(`no segment file holds offset ${first.start} of stream ${streamId}`);
+      let j = i;
+      let end = first.start;
+      for (; j < rows.length && rows[j]!.flen !== null && rows[j]!.start === end && end < range.hi; j++) end += rows[j]!.flen!;
+      const bytes = this.files!.read(streamId, range.lo, first.start, end);
+      for (let k = i; k < j; k++) rows[k]!.data = bytes.subarray(rows[k]!.start - first.start, rows[k]!.start - first.start + rows[k]!.flen!);
+      i = j;
+    }
     return rows;
   }
 

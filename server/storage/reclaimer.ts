@@ -179,6 +179,11 @@ export class Reclaimer<Tx> {
     }
   }
 
+  /** Pages freed outside the reclaimer's own steps (rows emptied into segment files) count toward the next vacuum. */
+  freedElsewhere(bytes: number): void {
+    this.freed(bytes);
+  }
+
   private freed(bytes: number): void {
     if (!this.incremental) return;
     this.freedSinceVacuum += bytes;

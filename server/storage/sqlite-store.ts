@@ -19,14 +19,14 @@ import type { DatabaseLock } from "./database-lock";
 import type { CheckpointerMessage } from "./checkpointer";
 import { Checkpoints } from "./checkpoints";
 import { SnapshotReads } from "./snapshot-reads";
-import { DiskReserve, RESERVE_SUFFIX } from "./disk-reserve";
+import { DiskReserve, freeBytes, RESERVE_SUFFIX } from "./disk-reserve";
 import { FullDisk, watchSpace } from "./full-disk";
 import { GroupCommit, type CommitObserver } from "./group-commit";
 import { SqliteIntrospection } from "./introspection";
 import { Listing } from "./listing";
 import { checkIntegrity } from "./integrity";
 import { jsonMessages } from "./json-rows";
-import { lineageOf, type Segment } from "./lineage";
+import { lineageOf, segmentAt, type Segment } from "./lineage";
 import { MessageLog } from "./message-log";
 import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
 import { Pins } from "./pins";
@@ -34,9 +34,11 @@ import { ResourceStore } from "./resource-store";
 import { Statements } from "./rows";
 import { SnapshotBlobs } from "./snapshot-blobs";
 import { SnapshotFiles } from "./snapshot-files";
+import { SegmentFiles } from "./segment-files";
+import { SegmentTiering } from "./segment-tiering";
 import { stderrLog, type StoreLog } from "./store-log";
 import { TtlTouches } from "./ttl-touches";
-import type { BucketInfo, BucketSummary, ListQuery, Page, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, StreamSummary } from "./store";
+import type { BucketInfo, BucketSummary, FileSpan, ListQuery, Page, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, StreamSummary } from "./store";
 import { StreamStore } from "./stream-store";
 import { DurableCounts } from "./durable-counts";
 import { StateLoader } from "./state-loader";
@@ -49,6 +51,9 @@ import { exitOnSyncFailure, walSync } from "./wal-sync";
 import { failureOf, PROBE_BYTES, WriteHealth, type WriteState } from "./write-health";
 
 export type SyncMode = "full" | "normal";
+
+/** The least a response sent from a segment file carries, unless it reaches the read's end (or half the file, if less). */
+const MIN_FILE_SPAN_BYTES = 1024 * 1024;
 
 export interface SqliteStoreOptions {
   /** A file path, or ":memory:" for an ephemeral store. */
@@ -90,6 +95,8 @@ export interface SqliteStoreOptions {
   log?: StoreLog;
   /** How many stream states are kept in memory (stream-cache.ts); DEFAULT_CACHED_STREAMS if not given. */
   cachedStreams?: number;
+  /** How many bytes of a byte stream's messages go to one segment file (segment-tiering.ts); SEGMENT_BYTES if not given, none moved if 0. */
+  segmentBytes?: number;
 }
 
 
@@ -135,6 +142,11 @@ export class SqliteStore extends StreamStore implements Store {
   private orphanFiles: Promise<void> = Promise.resolve();
   /** Snapshot bytes in files beside a database on disk (snapshot-files.ts). */
   private readonly snapshotFiles: SnapshotFiles | undefined;
+  /** Sealed runs of byte streams' messages in files beside a database on disk (segment-files.ts). */
+  private readonly segmentFiles: SegmentFiles | undefined;
+  private readonly tiering: SegmentTiering | undefined;
+  /** The segment files' start-up sweep (close waits for it). */
+  private segmentSweep: Promise<void> = Promise.resolve();
   private readonly report: StoreLog;
   private appendedBytes = 0;
   private appendedMessages = 0;
@@ -164,7 +176,8 @@ export class SqliteStore extends StreamStore implements Store {
         }, options.checkpointEveryMs, reserve && walLagOf(reserve, options.path));
       }
       this.st = new Statements(this.db);
-      this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes);
+      this.segmentFiles = onDisk ? new SegmentFiles(this.db, options.path) : undefined;
+      this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes, this.segmentFiles);
       this.loader = new StateLoader(this.db);
       this.cache = new StreamCache(
         {
@@ -201,7 +214,11 @@ export class SqliteStore extends StreamStore implements Store {
         damage: this.damage,
         forkKeys: (id) => forksOf.all(id).map((r) => streamKey(r.bucket, r.name)),
       });
-      for (const { key, state } of this.log.replay((id) => this.loader.loadById(id))) this.cache.set(key, state);
+      const replayedByteStreams: number[] = [];
+      for (const { key, state } of this.log.replay((id) => this.loader.loadById(id))) {
+        this.cache.set(key, state);
+        if (!isJsonType(state.contentType)) replayedByteStreams.push(state.id);
+      }
       this.introspection = new SqliteIntrospection(
         this.db,
         { get: (key) => this.view(key), producerCount: (s) => this.remembered(s).length, now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) },
@@ -261,6 +278,32 @@ export class SqliteStore extends StreamStore implements Store {
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
       this.scheduleMaterialize();
+      if (this.segmentFiles) {
+        const files = this.segmentFiles;
+        // A database without incremental vacuum (made before schema 4) cannot give the pages of
+        // moved messages back: its file would keep their size beside the files. It keeps them in rows.
+        const incremental = this.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()!.auto_vacuum === 2;
+        const tiering = options.segmentBytes === 0 || !incremental ? undefined : (this.tiering = new SegmentTiering({
+          db: this.db,
+          files,
+          submit: (run) => this.writes.submit(run),
+          writable: () => this.health.state === "ok",
+          freeBytes: () => freeBytes(options.path),
+          freed: (bytes) => this.resources.reclaimer.freedElsewhere(bytes),
+          behind: (id) => this.log.isBehind(id),
+          segmentBytes: options.segmentBytes,
+        }));
+        this.segmentSweep = files.sweep().then(
+          ({ orphans, damaged }) => {
+            if (orphans > 0) log("info", "deleted segment files that no message refers to (left by a crash)", { files: orphans });
+            for (const path of damaged) log("error", "a segment file is missing or shorter than its messages: reads of them answer 500 STORAGE_CORRUPT; restore it from a backup (docs/operations.md)", { file: path });
+            if (!tiering) return;
+            for (const id of replayedByteStreams) tiering.lookThrough(id);
+            for (const id of this.largeByteStreams(tiering.segmentBytes)) tiering.lookThrough(id);
+          },
+          (error: unknown) => log("warn", "could not sweep the segment files (the next start tries again)", { error: (error as Error).message }),
+        );
+      }
       this.fullDisk = reserve && watchSpace({ db: this.db, dbPath: options.path, reserve, health: this.health, log, submit: (run) => this.writes.submit(run), probe: () => this.probeRow() });
       if (onDisk && options.integrityCheckUrl !== false) this.integrityCheck = checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), options.path, this.health, log);
     } catch (error) {
@@ -286,6 +329,20 @@ export class SqliteStore extends StreamStore implements Store {
     }
   }
 
+  /**
+   * Byte streams whose row says they are long enough to hold a run that could move to a segment
+   * file, found through the tail index bucket by bucket: after a start, the appends that would
+   * have said so are gone. (Streams whose row is behind their log rows are looked through too.)
+   */
+  private largeByteStreams(atLeast: number): number[] {
+    const big = this.db.prepare<{ id: number; content_type: string }, [string, number]>("SELECT id, content_type FROM streams WHERE bucket = ? AND tail >= ?");
+    const out: number[] = [];
+    for (const { bucket_id } of this.db.query<{ bucket_id: string }, []>("SELECT bucket_id FROM buckets").iterate()) {
+      for (const row of big.iterate(bucket_id, atLeast)) if (!isJsonType(row.content_type)) out.push(row.id);
+    }
+    return out;
+  }
+
   /** Writes what the log deferred once writes pause, so a restart has little to replay. */
   private scheduleMaterialize(): void {
     if (this.materializeTimer !== undefined || !this.log.deferred) return;
@@ -306,6 +363,7 @@ export class SqliteStore extends StreamStore implements Store {
       if (this.pending.get(key) === state) this.pending.delete(key);
     }
     this.cache.trim();
+    for (const [id, bytes] of batch.log.byteStreamBytes) this.tiering?.appended(id, bytes);
     if (batch.changes.length > 0) for (const l of this.listeners) l(batch.changes);
     for (const run of batch.onDurable) run();
   }
@@ -379,6 +437,25 @@ export class SqliteStore extends StreamStore implements Store {
       pos = row.start + to;
     }
     return { chunks, end: pos };
+  }
+
+  /**
+   * A byte stream's bytes from `start` that one segment file holds, as a body the server sends
+   * from the file itself (sendfile), or null where they are in rows. A file's last few bytes
+   * before more of the stream are read from rows with what follows, as one response: a response
+   * of its own for them would cost a round trip and save no copy worth it.
+   */
+  fileSpan(state: StreamState, start: number, limitBytes: number): FileSpan | null {
+    const files = this.segmentFiles;
+    if (!files || start >= state.tail || isJsonType(state.contentType)) return null;
+    const seg = segmentAt(this.lineage(state), start);
+    const range = seg && files.at(seg.id, start);
+    if (!seg || !range?.sendable) return null;
+    const whole = Math.min(state.tail, start + limitBytes);
+    const end = Math.min(range.hi, seg.hi, whole);
+    if (end < whole && end - start < Math.min(MIN_FILE_SPAN_BYTES, (range.hi - range.lo) / 2)) return null;
+    range.handedAt = performance.now();
+    return { body: Bun.file(files.path(seg.id, range.lo)).slice(start - range.lo, end - range.lo), end };
   }
 
   async isMessageStart(state: StreamState, offset: number): Promise<boolean> {
@@ -547,6 +624,7 @@ export class SqliteStore extends StreamStore implements Store {
       damagedReads: this.damage.errors,
       damagedStreams: this.damage.count,
       snapshotFileBytes: this.snapshotFiles?.bytes() ?? 0,
+      segmentFileBytes: this.segmentFiles?.bytes() ?? 0,
       ...this.fileSizes(),
     };
   }
@@ -560,9 +638,11 @@ export class SqliteStore extends StreamStore implements Store {
     return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`), reserveBytes: size(this.path + RESERVE_SUFFIX) };
   }
 
-  /** Resolves once the reclaimer has nothing queued (pinned blobs aside) and the files a crash left are gone. */
+  /** Resolves once the reclaimer and the segment files' mover have nothing queued (pinned blobs aside) and the files a crash left are gone. */
   async reclaimed(): Promise<void> {
     await this.orphanFiles;
+    await this.segmentSweep;
+    await this.tiering?.settled();
     return this.resources.reclaimer.settled();
   }
 
@@ -573,7 +653,9 @@ export class SqliteStore extends StreamStore implements Store {
     clearInterval(this.sweeper);
     clearTimeout(this.materializeTimer);
     this.resources.reclaimer.stop();
+    await this.tiering?.stop();
     await this.orphanFiles;
+    await this.segmentSweep;
     await this.writes.drain();
     // The deferred index rows. A full or failing disk may refuse them; the log rows they index are
     // durable, and the next start replays them, so the stop goes on.
@@ -589,6 +671,7 @@ export class SqliteStore extends StreamStore implements Store {
     // is the last one and SQLite checkpoints the WAL into the database and removes it. Plain
     // close() leaves the connection open until the garbage collector finalizes every statement.
     this.db.close(true);
+    this.segmentFiles?.close();
     this.lock?.release();
   }
 

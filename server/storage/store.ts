@@ -41,6 +41,12 @@ export interface SnapshotReader {
  */
 export const READ_STEP_BYTES = 512 * 1024;
 
+/** A catch-up's bytes as a body sent from a file (segment-files.ts), and the offset they end at. */
+export interface FileSpan {
+  body: Blob;
+  end: number;
+}
+
 export interface ReadSlice {
   /** Whole messages (array mode) or byte pieces, in order. */
   chunks: Uint8Array[];
@@ -115,6 +121,8 @@ export interface StoreStats {
   walBytes: number;
   /** Snapshot bytes kept in files beside the database, measured every few seconds; 0 where snapshots are rows. */
   snapshotFileBytes: number;
+  /** Message bytes kept in segment files beside the database; 0 where all are rows. */
+  segmentFileBytes: number;
   /** Bytes the disk reserve holds (disk-reserve.ts). */
   reserveBytes: number;
 }
@@ -124,6 +132,8 @@ export interface Store {
   get(key: string): Promise<StreamState | undefined>;
   readRange(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice>;
   isMessageStart(state: StreamState, offset: number): Promise<boolean>;
+  /** Where an engine keeps bytes in files: a byte stream's bytes from `start` that one file holds, else null. */
+  fileSpan?(state: StreamState, start: number, limitBytes: number): FileSpan | null;
   /** The producers a stream still remembers: those idle too long are forgotten (spec §5.3). */
   producers(state: StreamState): Promise<[string, ProducerState][]>;
   readonly producerLimits: ProducerLimits;

@@ -1,10 +1,12 @@
-// Streams whose pages failed on read (SQLITE_CORRUPT): a damaged page in the database file. The
+// Streams whose pages failed on read (SQLITE_CORRUPT): a damaged page in the database file, or a
+// segment file that is missing or short (segment-files.ts). The
 // read answers 500 STORAGE_CORRUPT, for that stream only, and every write to the stream is refused
 // from then on, since writing next to damaged pages can spread the damage; other streams go on
 // being read and written. Each damaged stream is logged once a minute at most, not per request,
 // and the failures are counted for the metrics.
 
 import type { StreamState } from "../protocol/state";
+import { SegmentDamage } from "./segment-files";
 import type { StoreLog } from "./store-log";
 import { failureOf, StorageFault } from "./write-health";
 
@@ -33,6 +35,7 @@ export class StreamDamage {
    * and becomes a StorageFault for it; anything else is thrown as it is.
    */
   readFailed(state: StreamState, error: unknown): unknown {
+    if (error instanceof SegmentDamage) return this.found(state, error);
     if (failureOf(error) !== "corrupt" || error instanceof StorageFault) return error;
     return this.found(state, error as Error);
   }

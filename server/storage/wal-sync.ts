@@ -1,6 +1,7 @@
 // The durable-mode sync, and what happens when it fails.
 
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Sync } from "./group-commit";
 
@@ -22,6 +23,17 @@ export function syncDirectory(dir: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** syncDirectory on Bun's thread pool, for background work that must not hold the event loop. */
+export async function syncDirectoryOffLoop(dir: string): Promise<void> {
+  if (process.platform === "win32") return;
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

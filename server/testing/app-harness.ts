@@ -55,6 +55,8 @@ interface HarnessOptions {
   /** Requests in progress as the server would count them; 1 (this one) if not given. */
   inFlight?: () => number;
   maxConnections?: number;
+  /** Bytes of a byte stream's messages to a segment file (segment-tiering.ts); the store's default if not given. */
+  segmentBytes?: number;
 }
 
 /** The host every harness request names. */
@@ -72,6 +74,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     producerLimits: options.producerLimits,
     quotas: options.quotas,
     materializeEveryMs: options.materializeEveryMs,
+    segmentBytes: options.segmentBytes,
     commitObserver: metrics,
   });
   const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
