@@ -120,6 +120,23 @@ describe("moving sealed runs to files", () => {
     expect(h.store.fileSpan(state, files().at(-1)!.hi, 8 * 1024 * 1024)).toBeNull();
   });
 
+  test("while other requests are in progress, a response from a file carries at most 2 MiB", async () => {
+    await h.close();
+    let busy = false;
+    h = harness({ path, materializeEveryMs: 0, segmentBytes: 4 * 1024 * 1024, busy: () => busy });
+    expect((await h.request("PUT", "/test-b/big", { headers: B })).status).toBe(201);
+    const sent = Array.from({ length: 80 }, (_, i) => new Uint8Array(64 * 1024).fill(i));
+    for (const m of sent) expect((await h.request("POST", "/test-b/big", { headers: B, body: m })).status).toBe(204);
+    await h.store.reclaimed();
+    const state = (await h.store.get("test-b/big"))!;
+    expect(h.store.fileSpan(state, 0, 8 * 1024 * 1024)!.end).toBe(4 * 1024 * 1024);
+    busy = true;
+    expect(h.store.fileSpan(state, 0, 8 * 1024 * 1024)!.end).toBe(2 * 1024 * 1024);
+    const res = await h.request("GET", "/test-b/big?offset=-1");
+    expect(res.headers.get("stream-next-offset")).toBe(at(2 * 1024 * 1024));
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(joined(sent).subarray(0, 2 * 1024 * 1024));
+  });
+
   test("a file's last bytes before more of the stream are answered from rows, with what follows, in one response", async () => {
     const bytes = await fill("/test-b/s", 60);
     await h.store.reclaimed();

@@ -57,6 +57,8 @@ interface HarnessOptions {
   maxConnections?: number;
   /** Bytes of a byte stream's messages to a segment file (segment-tiering.ts); the store's default if not given. */
   segmentBytes?: number;
+  /** Whether the store should take other requests to be in progress; never if not given. */
+  busy?: () => boolean;
 }
 
 /** The host every harness request names. */
@@ -75,6 +77,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     quotas: options.quotas,
     materializeEveryMs: options.materializeEveryMs,
     segmentBytes: options.segmentBytes,
+    busy: options.busy,
     commitObserver: metrics,
   });
   const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
