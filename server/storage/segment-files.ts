@@ -12,11 +12,11 @@
 // else that long after the last one was (Bun opens the file as the response starts, and an open
 // file outlives its name). Files a crash left without a row are deleted at start-up.
 
-import { closeSync, mkdirSync, openSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import type { Database, Statement } from "bun:sqlite";
-import { syncDirectory } from "./wal-sync";
+import { join } from "node:path";
+import type { Database } from "bun:sqlite";
+import { makeDirDurable, unlinkIfPresent } from "./wal-sync";
 
 /** How long after a response was handed a file the file may still be opened for it. */
 const UNLINK_GRACE_MS = 30_000;
@@ -42,12 +42,11 @@ export class SegmentFiles {
   private readonly ranges = new Map<number, SegmentRange[]>();
   private made = false;
   private readonly unlinks = new Map<ReturnType<typeof setTimeout>, [number, number]>();
-  private readonly listAll: Statement<{ stream_id: number; lo: number; hi: number }>;
 
   constructor(db: Database, dbPath: string) {
     this.dir = `${dbPath}-segments`;
-    this.listAll = db.prepare("SELECT stream_id, lo, hi FROM msg_files ORDER BY stream_id, lo");
-    for (const { stream_id, lo, hi } of this.listAll.all()) this.rangesOf(stream_id).push({ lo, hi, sendable: false, handedAt: -Infinity });
+    const recorded = db.query<{ stream_id: number; lo: number; hi: number }, []>("SELECT stream_id, lo, hi FROM msg_files ORDER BY stream_id, lo");
+    for (const { stream_id, lo, hi } of recorded.all()) this.rangesOf(stream_id).push({ lo, hi, sendable: false, handedAt: -Infinity });
   }
 
   path(streamId: number, lo: number): string {
@@ -83,7 +82,7 @@ export class SegmentFiles {
   /** Made by the first file, so a start needs no room on the disk; its own entry is synced where new. */
   ensureDir(): void {
     if (this.made) return;
-    if (mkdirSync(this.dir, { recursive: true }) !== undefined) syncDirectory(dirname(this.dir));
+    makeDirDurable(this.dir);
     this.made = true;
   }
 
@@ -125,11 +124,7 @@ export class SegmentFiles {
 
   /** Deletes a file now. Gone already is fine (a crash may have come between a deletion and its commit). */
   remove(streamId: number, lo: number): void {
-    try {
-      unlinkSync(this.path(streamId, lo));
-    } catch (error) {
-      if ((error as { code?: string }).code !== "ENOENT") throw error;
-    }
+    unlinkIfPresent(this.path(streamId, lo));
   }
 
   /** Bytes [from, to) of the stream's file that starts at `lo`, as one fresh array. */

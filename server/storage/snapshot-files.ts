@@ -7,10 +7,9 @@
 // written and synced, with its directory entry, before the transaction that publishes it commits,
 // and deleted once nothing refers to it.
 
-import { mkdirSync, unlinkSync } from "node:fs";
 import { open, readdir, stat, type FileHandle } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { syncDirectory } from "./wal-sync";
+import { join } from "node:path";
+import { makeDirDurable, syncDirectory, unlinkIfPresent } from "./wal-sync";
 
 export class SnapshotFiles {
   readonly dir: string;
@@ -30,8 +29,7 @@ export class SnapshotFiles {
   /** A new, empty file for a staging blob (one a lost row left behind is emptied). */
   async create(blobId: number): Promise<FileHandle> {
     if (!this.made) {
-      // Its own entry is synced where it is new: every file in it is published through it.
-      if (mkdirSync(this.dir, { recursive: true }) !== undefined) syncDirectory(dirname(this.dir));
+      makeDirDurable(this.dir);
       this.made = true;
     }
     return open(this.path(blobId), "w");
@@ -46,11 +44,7 @@ export class SnapshotFiles {
 
   /** Gone already is fine: a collection a crash interrupted deletes the file before the row. */
   remove(blobId: number): void {
-    try {
-      unlinkSync(this.path(blobId));
-    } catch (error) {
-      if ((error as { code?: string }).code !== "ENOENT") throw error;
-    }
+    unlinkIfPresent(this.path(blobId));
   }
 
   /** The bytes of the files in the directory as last measured (the store's sweep measures them). */

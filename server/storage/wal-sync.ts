@@ -1,6 +1,6 @@
 // The durable-mode sync, and what happens when it fails.
 
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Sync } from "./group-commit";
@@ -23,6 +23,20 @@ export function syncDirectory(dir: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Makes `dir` (and its parents) if missing; a new one's own entry is synced in its parent, since every file in it is published through it. */
+export function makeDirDurable(dir: string): void {
+  if (mkdirSync(dir, { recursive: true }) !== undefined) syncDirectory(dirname(dir));
+}
+
+/** Deletes a file; gone already is fine (a crash may have come between a deletion and its commit). */
+export function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
   }
 }
 
