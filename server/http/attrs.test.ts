@@ -116,3 +116,17 @@ describe("Stream-Attrs on PUT (spec §2.5)", () => {
     expect(await getAttrs()).toEqual({});
   });
 });
+
+describe("keys named like Object.prototype's", () => {
+  const text = '{"title":"p","metadata":{"__proto__":{"x":7},"a":1,"constructor":{"prototype":2}}}';
+  test("PUT …/attrs keeps `__proto__` and `constructor`, and GET and the console's detail give them back", async () => {
+    expect((await putAttrs(text)).status).toBe(204);
+    expect(await (await h.request("GET", "/test-b/s/attrs")).text()).toBe(text);
+    const detail = await (await h.request("GET", "/__ursula/api/streams/test-b/s")).text();
+    expect(detail).toContain('"attrs":' + text);
+  });
+  test("so does Stream-Attrs on create", async () => {
+    expect((await h.request("PUT", "/test-b/t", { headers: { ...J, "Stream-Attrs": text } })).status).toBe(201);
+    expect(await (await h.request("GET", "/test-b/t/attrs")).text()).toBe(text);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decideAttrsPut } from "./attrs";
+import { decideAttrsPut, parseAttrs } from "./attrs";
 import { streamState } from "./testing-state";
 
 describe("PUT …/attrs (spec §2.11)", () => {
@@ -14,5 +14,16 @@ describe("PUT …/attrs (spec §2.11)", () => {
     expect(decideAttrsPut(s, null, '{"a":2}', '{"a":1}')).toEqual({ kind: "replace", state: s, attrs: '{"a":2}' });
     expect(decideAttrsPut(s, null, null, '{"a":1}')).toEqual({ kind: "replace", state: s, attrs: null });
     expect(decideAttrsPut(s, null, null, null)).toEqual({ kind: "unchanged", state: s });
+  });
+});
+
+describe("attribute keys are the client's, whatever their names", () => {
+  test("`__proto__` and `constructor` in metadata are kept as keys, at every depth, sorted like the others", () => {
+    const parsed = parseAttrs('{"title":"p","metadata":{"__proto__":{"x":7},"a":1,"constructor":{"__proto__":[1]}}}');
+    expect(parsed).toEqual({ ok: true, value: '{"title":"p","metadata":{"__proto__":{"x":7},"a":1,"constructor":{"__proto__":[1]}}}' });
+  });
+  test("a `__proto__` key leaves no mark on other objects' prototypes", () => {
+    parseAttrs('{"metadata":{"__proto__":{"polluted":true}}}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -39,7 +39,8 @@ export function parseAttrs(raw: string): Parsed<string | null> {
 function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);
   if (!isObject(value)) return value;
-  const out: Record<string, unknown> = {};
+  // Keys are the client's: on a plain `{}`, `__proto__` would set the prototype and vanish.
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
   return out;
 }
