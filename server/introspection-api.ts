@@ -8,6 +8,10 @@ export interface ServerInfo {
   data_path: string | null;
   sync: string;
   started_at_ms: number;
+  /**
+   * Live readers, streams and buckets: server-wide, or for a token limited to some buckets, those
+   * of its buckets alone, so it learns nothing of the others' size.
+   */
   live_readers: number;
   streams: number;
   buckets: number;
@@ -48,7 +52,8 @@ export interface StreamListRow extends StreamSummary {
   last_stream_seq: string | null;
   producer_count: number;
   message_count: number;
-  /** The path key (`bucket/stream`) of the source when this stream is a fork. */
+  forked: boolean;
+  /** The path key (`bucket/stream`) of the source when this stream is a fork, unless the source's bucket is one this request cannot see. */
   fork_source: string | null;
 }
 
@@ -84,8 +89,9 @@ export interface StreamPage {
   partial: boolean;
 }
 
-/** A stream in a fork tree. */
-export interface ForkNode {
+/** A stream in a fork tree that this request may see. */
+export interface VisibleForkNode {
+  hidden: false;
   bucket_id: string;
   stream_id: string;
   path: string;
@@ -102,11 +108,23 @@ export interface ForkNode {
   omitted: number;
 }
 
+/**
+ * A stream in a bucket this request cannot see (docs/security.md): shown only where it links
+ * streams the request can see, with nothing that names or describes it.
+ */
+export interface HiddenForkNode {
+  hidden: true;
+  children: ForkNode[];
+}
+
+export type ForkNode = VisibleForkNode | HiddenForkNode;
+
 export interface ForkTree {
   /** The first source up the chain: the stream itself when it is not a fork. */
   root: ForkNode;
-  /** Paths from the root down to the stream asked about. */
-  lineage: string[];
+  /** Paths from the root down to the stream asked about; null for a stream the request cannot see. */
+  lineage: (string | null)[];
+  /** Nodes in this answer. */
   nodes: number;
   truncated: boolean;
 }
@@ -170,7 +188,8 @@ export interface StreamDetail {
   /** Only producers still remembered; `producer_limits` says for how long, and how many fit. */
   producers: ProducerRow[];
   producer_limits: { idle_ttl_ms: number; max_per_stream: number };
-  fork: { source: string; offset: string; sub_offset: number } | null;
+  /** `source` is null when it is in a bucket this request cannot see. */
+  fork: { source: string | null; offset: string; sub_offset: number } | null;
   attrs: Record<string, unknown> | null;
   snapshot_offset: string | null;
   retained_offset: string;

@@ -2,7 +2,7 @@
 // fork families, the message index (including rows not yet indexed), seek by time, and search.
 
 import { afterEach, describe, expect, test } from "bun:test";
-import type { ForkTree, MessageIndexPage, SearchPage, StreamPage, StreamSortKey } from "../introspection-api";
+import type { ForkNode, ForkTree, MessageIndexPage, VisibleForkNode, SearchPage, StreamPage, StreamSortKey } from "../introspection-api";
 import { SCAN_BUDGET } from "../storage/browse";
 import { harness, type Harness } from "../testing/app-harness";
 
@@ -24,6 +24,12 @@ async function get<T>(path: string): Promise<T> {
   const res = await h.request("GET", path);
   expect(res.status).toBe(200);
   return (await res.json()) as T;
+}
+
+/** A fork node that must be one this request can see. */
+function shown(n: ForkNode): VisibleForkNode {
+  if (n.hidden) throw new Error("expected a visible fork node, got a hidden one");
+  return n;
 }
 
 /** Every page of a listing, following next_cursor. */
@@ -179,19 +185,19 @@ describe("fork families", () => {
     expect(tree.lineage).toEqual(["/frk1/src", "/frk1/a", "/frk1/a2"]);
     expect(tree.nodes).toBe(4);
     expect(tree.truncated).toBe(false);
-    expect(tree.root.path).toBe("/frk1/src");
-    expect(tree.root.fork_offset).toBeNull();
-    expect(tree.root.children.map((c) => [c.path, c.fork_position, c.tail_offset])).toEqual([
+    expect(shown(tree.root).path).toBe("/frk1/src");
+    expect(shown(tree.root).fork_offset).toBeNull();
+    expect(tree.root.children.map(shown).map((c) => [c.path, c.fork_position, c.tail_offset])).toEqual([
       ["/frk1/a", 4, 6],
       ["/frk1/b", 8, 8],
     ]);
-    expect(tree.root.children[0]!.children.map((c) => [c.path, c.fork_offset])).toEqual([["/frk1/a2", "0000000000000000_0000000000000004"]]);
+    expect(tree.root.children[0]!.children.map(shown).map((c) => [c.path, c.fork_offset])).toEqual([["/frk1/a2", "0000000000000000_0000000000000004"]]);
 
     // Deleting the source keeps it (soft) while forks share its data.
     expect((await h.request("DELETE", "/frk1/src")).status).toBe(204);
     const after = await get<ForkTree>("/__ursula/api/streams/frk1/b/forks");
-    expect(after.root.path).toBe("/frk1/src");
-    expect(after.root.deleted).toBe(true);
+    expect(shown(after.root).path).toBe("/frk1/src");
+    expect(shown(after.root).deleted).toBe(true);
     expect((await h.request("GET", "/__ursula/api/streams/frk1/src/forks")).status).toBe(404);
   });
 
@@ -200,7 +206,7 @@ describe("fork families", () => {
     await put("/frk1/lone");
     const tree = await get<ForkTree>("/__ursula/api/streams/frk1/lone/forks");
     expect(tree).toEqual({
-      root: { bucket_id: "frk1", stream_id: "lone", path: "/frk1/lone", fork_offset: null, fork_position: null, sub_offset: 0, tail_offset: 0, deleted: false, closed: false, children: [], omitted: 0 },
+      root: { hidden: false, bucket_id: "frk1", stream_id: "lone", path: "/frk1/lone", fork_offset: null, fork_position: null, sub_offset: 0, tail_offset: 0, deleted: false, closed: false, children: [], omitted: 0 },
       lineage: ["/frk1/lone"],
       nodes: 1,
       truncated: false,

@@ -9,6 +9,7 @@ import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
 import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
+import { visibleKey, type Visibility } from "../auth/visibility";
 import type { BucketPage, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
 import { isJsonType } from "../protocol/content-type";
 import { searchMessages } from "./message-search";
@@ -43,23 +44,23 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     } satisfies WhoAmI);
   });
 
-  app.get("/api/info", async (c) =>
-    json({
+  app.get("/api/info", async (c) => {
+    const v = gate.visibility(c.req.raw);
+    return json({
       version: deps.info.version,
       // A path on the server's disk is for those who administer it (docs/security.md).
       data_path: administersServer(gate.principal(c.req.raw)) ? deps.info.dataPath : null,
       sync: deps.info.sync,
       started_at_ms: deps.info.startedAtMs,
-      live_readers: deps.hub.active,
-      ...(await deps.store.counts()),
-    } satisfies ServerInfo),
-  );
+      ...(v.all ? { live_readers: deps.hub.active, ...(await deps.store.counts()) } : await visibleCounts(deps, gate.principal(c.req.raw).buckets!)),
+    } satisfies ServerInfo);
+  });
 
   app.get("/api/buckets", async (c) => {
     const query = parseListQuery(new URL(c.req.url), 100);
     if (!query.ok) return renderError(query.error);
-    const visible = gate.publicRead ? null : gate.principal(c.req.raw).buckets;
-    const page = visible === null ? await deps.store.listBuckets(query.value) : await visibleBuckets(deps, visible, query.value);
+    const v = gate.visibility(c.req.raw);
+    const page = v.all ? await deps.store.listBuckets(query.value) : await visibleBuckets(deps, gate.principal(c.req.raw).buckets!, query.value);
     return json({ buckets: page.items.map(bucketRowJson), total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
   });
 
@@ -78,7 +79,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
       prefix: q.prefix,
       total: page.total,
       total_capped: page.totalCapped,
-      streams: page.items.map(streamListRowJson),
+      streams: page.items.map((row) => streamListRowJson(row, gate.visibility(c.req.raw))),
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
       sort: q.sort,
@@ -91,7 +92,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
   app.get("/api/streams/:bucket/:stream/forks", async (c) => {
     const state = await liveStream(c.req.param("bucket"), c.req.param("stream"));
     if (isProtocolError(state)) return renderError(state);
-    return json(forkTreeJson(await deps.store.introspection.forkTree(state), urlPathOf));
+    return json(forkTreeJson(await deps.store.introspection.forkTree(state), urlPathOf, gate.visibility(c.req.raw)));
   });
 
   app.get("/api/streams/:bucket/:stream/messages", async (c) => {
@@ -127,7 +128,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     const state = await deps.store.get(path.value.key);
     if (!state || state.softDeleted) return renderError(protocolError("STREAM_NOT_FOUND", "stream not found"));
     const [producers, attrs] = await Promise.all([deps.store.producers(state), deps.store.attrs(state)]);
-    return json(describe(state, producers, deps.store.producerLimits, streamUrlPath(path.value), attrs));
+    return json(describe(state, producers, deps.store.producerLimits, streamUrlPath(path.value), attrs, gate.visibility(c.req.raw)));
   });
 
   /** A stream that reads can address: not missing, expired or a deleted source. */
@@ -145,6 +146,19 @@ function administersServer(p: Principal): boolean {
   return (p.scopes & ADMIN) !== 0 && p.buckets === null;
 }
 
+/** The server's figures over the buckets a token is limited to: it learns nothing of the others, not even their number. */
+async function visibleCounts(deps: AppDeps, buckets: ReadonlySet<string>): Promise<Pick<ServerInfo, "live_readers" | "streams" | "buckets">> {
+  let found = 0;
+  let streams = 0;
+  for (const id of buckets) {
+    const bucket = await deps.store.getBucket(id);
+    if (!bucket) continue;
+    found++;
+    streams += bucket.streams;
+  }
+  return { live_readers: deps.hub.activeIn(buckets), streams, buckets: found };
+}
+
 /** A page of the buckets a token is limited to: it learns nothing of the others, not even their number. */
 async function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: ListQuery): Promise<Page<BucketSummary>> {
   const matching: BucketSummary[] = [];
@@ -160,7 +174,7 @@ async function visibleBuckets(deps: AppDeps, buckets: ReadonlySet<string>, q: Li
 
 const urlPathOf = (s: StreamState) => streamUrlPath({ bucket: s.bucket, name: s.name, key: streamKey(s.bucket, s.name) });
 
-function describe(s: StreamState, producers: [string, ProducerState][], limits: ProducerLimits, urlPath: string, attrs: string | null): StreamDetail {
+function describe(s: StreamState, producers: [string, ProducerState][], limits: ProducerLimits, urlPath: string, attrs: string | null, v: Visibility): StreamDetail {
   const expiresAtMs = s.expiresAtMs ?? (s.ttlSeconds === null ? null : s.touchedAtMs + s.ttlSeconds * 1000);
   return {
     bucket_id: s.bucket,
@@ -181,7 +195,7 @@ function describe(s: StreamState, producers: [string, ProducerState][], limits: 
     message_count: s.messageCount,
     producers: producers.map(([id, p]) => ({ producer_id: id, epoch: p.epoch, last_seq: p.lastSeq, updated_at_ms: p.updatedAtMs })),
     producer_limits: { idle_ttl_ms: limits.idleTtlMs, max_per_stream: limits.maxPerStream },
-    fork: s.fork && { source: s.fork.sourceKey, offset: formatOffset(s.fork.offset), sub_offset: s.fork.subOffset },
+    fork: s.fork && { source: visibleKey(v, s.fork.sourceKey), offset: formatOffset(s.fork.offset), sub_offset: s.fork.subOffset },
     attrs: attrs === null ? null : JSON.parse(attrs),
     snapshot_offset: s.snapshot && formatOffset(s.snapshot.offset),
     retained_offset: formatOffset(s.retained),

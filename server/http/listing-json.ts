@@ -6,6 +6,7 @@ import { formatOffset } from "../protocol/offsets";
 import type { BrowseItem } from "../storage/browse";
 import type { BucketInfo, BucketSummary, StreamSummary } from "../storage/store";
 import { summarize } from "../storage/listing";
+import { visibleKey, type Visibility } from "../auth/visibility";
 
 /** GET /{bucket} (spec §2.3). */
 export function bucketJson(b: BucketInfo): { bucket_id: string; created_at_ms: number; streams: number } {
@@ -31,12 +32,13 @@ export function streamSummaryJson(s: StreamSummary): StreamSummaryJson {
 }
 
 /** One row of the console's stream list: the public listing's fields and the state of the guards. */
-export function streamListRowJson({ state, producers }: BrowseItem): StreamListRow {
+export function streamListRowJson({ state, producers }: BrowseItem, v: Visibility): StreamListRow {
   return {
     ...streamSummaryJson(summarize(state)),
     last_stream_seq: state.lastSeq,
     producer_count: producers,
     message_count: state.messageCount,
-    fork_source: state.fork?.sourceKey ?? null,
+    forked: state.fork !== null,
+    fork_source: state.fork ? visibleKey(v, state.fork.sourceKey) : null,
   };
 }

@@ -98,7 +98,7 @@ async function longPoll(
     const deadline = Date.now() + within(q.timeoutMs ?? deps.limits.longPollTimeoutMs, credentialLeftMs);
     for (;;) {
       const remaining = deadline - Date.now();
-      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client) : "timeout";
+      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client, state.bucket) : "timeout";
       const now = await deps.store.get(path.key);
       if (!now || now.id !== state.id || now.softDeleted) {
         // The stream this reader waited on is gone: a recreated one is not a continuation.

@@ -54,6 +54,7 @@ class Listener implements Subscription {
     initial: Wake | null,
     readonly kind: LiveKind,
     readonly client: string,
+    readonly bucket: string,
   ) {
     this.missed = initial;
     signal?.addEventListener("abort", this.onAbort, { once: true });
@@ -114,6 +115,7 @@ export class LiveHub {
   private size = 0;
   private readonly byKind: Record<LiveKind, number> = { sse: 0, "long-poll": 0 };
   private readonly byClient = new Map<string, number>();
+  private readonly byBucket = new Map<string, number>();
   private shuttingDown = false;
 
   constructor(
@@ -132,6 +134,13 @@ export class LiveHub {
     return this.byKind[kind];
   }
 
+  /** Live readers of streams in these buckets. */
+  activeIn(buckets: Iterable<string>): number {
+    let n = 0;
+    for (const bucket of buckets) n += this.byBucket.get(bucket) ?? 0;
+    return n;
+  }
+
   /** Whether one more live read from `client` must be refused, and why; null if it may start. */
   refusal(client: string): LiveRefusal | null {
     if (this.size >= this.limits.maxReaders) return "server";
@@ -139,26 +148,27 @@ export class LiveHub {
     return null;
   }
 
-  /** Listens to stream `id` until closed: an SSE session's standing interest. */
-  subscribe(id: number, signal?: AbortSignal, client = ""): Subscription {
-    return this.listen(id, signal, "sse", client);
+  /** Listens to stream `id` (in `bucket`) until closed: an SSE session's standing interest. */
+  subscribe(id: number, signal?: AbortSignal, client = "", bucket = ""): Subscription {
+    return this.listen(id, signal, "sse", client, bucket);
   }
 
-  private listen(id: number, signal: AbortSignal | undefined, kind: LiveKind, client: string): Listener {
+  private listen(id: number, signal: AbortSignal | undefined, kind: LiveKind, client: string, bucket: string): Listener {
     const initial: Wake | null = this.shuttingDown ? "shutdown" : signal?.aborted ? "aborted" : null;
-    const listener = new Listener(this, id, signal, initial, kind, client);
+    const listener = new Listener(this, id, signal, initial, kind, client, bucket);
     let set = this.listeners.get(id);
     if (!set) this.listeners.set(id, (set = new Set()));
     set.add(listener);
     this.size++;
     this.byKind[kind]++;
     this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
+    this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + 1);
     return listener;
   }
 
   /** One long-poll wait: resolves on the next commit that touches stream `id`, its deletion, the timeout, abort or shutdown. */
-  async wait(id: number, timeoutMs: number, signal?: AbortSignal, client = ""): Promise<Wake> {
-    const subscription = this.listen(id, signal, "long-poll", client);
+  async wait(id: number, timeoutMs: number, signal?: AbortSignal, client = "", bucket = ""): Promise<Wake> {
+    const subscription = this.listen(id, signal, "long-poll", client, bucket);
     try {
       return await subscription.next(timeoutMs);
     } finally {
@@ -181,6 +191,9 @@ export class LiveHub {
     const held = this.byClient.get(listener.client)! - 1;
     if (held === 0) this.byClient.delete(listener.client);
     else this.byClient.set(listener.client, held);
+    const inBucket = this.byBucket.get(listener.bucket)! - 1;
+    if (inBucket === 0) this.byBucket.delete(listener.bucket);
+    else this.byBucket.set(listener.bucket, inBucket);
     if (set.size > 0) return;
     this.listeners.delete(listener.id);
     // Nobody will ask for the newest append, so its bytes are not kept until the stream next

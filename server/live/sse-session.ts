@@ -129,7 +129,7 @@ function dataAndControl(payload: SsePayload, p: ControlPoint, clientCursor: stri
 type Send = (event: string | Uint8Array) => void;
 
 async function run(o: SseSessionOptions, send: Send, room: () => Promise<void>, signal: AbortSignal): Promise<void> {
-  const subscription = o.hub.subscribe(o.state.id, signal, o.client);
+  const subscription = o.hub.subscribe(o.state.id, signal, o.client, o.state.bucket);
   try {
     await follow(o, send, room, subscription, signal);
   } finally {

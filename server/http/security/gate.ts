@@ -13,6 +13,7 @@ import { credentialOf } from "../../auth/bearer";
 import type { AuthResult } from "../../auth/jwt";
 import { ANONYMOUS, OPEN, type Principal } from "../../auth/principal";
 import { READ } from "../../auth/scopes";
+import { visibilityOf, type Visibility } from "../../auth/visibility";
 import { protocolError, type ProtocolError } from "../../protocol/errors";
 import { renderError } from "../error-map";
 import { H } from "../headers";
@@ -72,6 +73,11 @@ export class Gate {
   /** Who sent a request under /__ursula/ that was admitted. */
   principal(req: Request): Principal {
     return this.auth === null ? OPEN : (this.principals.get(req) ?? ANONYMOUS);
+  }
+
+  /** The buckets an admitted request under /__ursula/ may see (auth/visibility.ts). */
+  visibility(req: Request): Visibility {
+    return visibilityOf(this.principal(req), this.publicRead);
   }
 
   private crossOrigin(headers: Headers, surface: Surface): ProtocolError | null {

@@ -6,6 +6,7 @@ export type {
   BucketRow,
   ForkNode,
   ForkTree,
+  HiddenForkNode,
   MessageIndexPage,
   MessageMeta,
   ProducerRow,
@@ -19,6 +20,7 @@ export type {
   StreamPage,
   StreamSortKey,
   StreamSummary,
+  VisibleForkNode,
   WhoAmI,
 } from "../../../server/introspection-api";
 export { STREAM_SORT_KEYS } from "../../../server/introspection-api";

@@ -79,7 +79,7 @@ export function StreamTable(props: { bucket: string; rows: StreamListRow[]; view
                 <Link href={links.stream(bucket, s.stream_id)} class="mono">
                   {s.stream_id}
                 </Link>
-                {s.fork_source && <span class="chip plain fork-chip" title={`forked from ${s.fork_source}`}>fork</span>}
+                {s.forked && <span class="chip plain fork-chip" title={`forked from ${s.fork_source ?? "a stream you cannot see"}`}>fork</span>}
               </td>
               <td data-col="last_seq">{s.last_stream_seq === null ? <span class="muted">none</span> : <Padded value={s.last_stream_seq} />}</td>
               <td class="mono nowrap" data-col="incarnation" title={`created ${dateTime(s.created_at_ms)}`}>

@@ -1,12 +1,39 @@
 // A stream's fork family as a tree: from the first source down, each fork under the stream it
 // was made from, with the offset it starts at. The stream on this page is marked; deleted
-// sources that forks still share data with are shown as such. Streams of another bucket show it.
-import type { ForkNode, ForkTree as Tree } from "../../api/introspection";
+// sources that forks still share data with are shown as such. Streams of another bucket show it;
+// a stream in a bucket the token cannot see appears only as such, where it links visible ones.
+import type { ForkNode, ForkTree as Tree, VisibleForkNode } from "../../api/introspection";
 import { formatBytes } from "../../api/offsets";
 import { links } from "../../state/router";
 import { Link } from "../common/Link";
 
-function Node({ n, self, lineage, bucket }: { n: ForkNode; self: string; lineage: Set<string>; bucket: string }) {
+type NodeProps = { self: string; lineage: Set<string | null>; bucket: string };
+
+function Children({ of, ...props }: NodeProps & { of: ForkNode[] }) {
+  if (of.length === 0) return null;
+  return (
+    <ul>
+      {of.map((c, i) => (
+        <Node key={c.hidden ? `hidden-${i}` : c.path} n={c} {...props} />
+      ))}
+    </ul>
+  );
+}
+
+function Node({ n, ...props }: NodeProps & { n: ForkNode }) {
+  if (n.hidden)
+    return (
+      <li class="fork-node hidden" data-testid="fork-hidden">
+        <div class="fork-line">
+          <span class="muted">a stream you cannot see</span>
+        </div>
+        <Children of={n.children} {...props} />
+      </li>
+    );
+  return <VisibleNode n={n} {...props} />;
+}
+
+function VisibleNode({ n, self, lineage, bucket }: NodeProps & { n: VisibleForkNode }) {
   const isSelf = n.path === self;
   return (
     <li class={`fork-node ${isSelf ? "self" : ""} ${lineage.has(n.path) ? "lineage" : ""}`} data-path={n.path}>
@@ -33,13 +60,7 @@ function Node({ n, self, lineage, bucket }: { n: ForkNode; self: string; lineage
         {n.deleted && <span class="chip bad">deleted source</span>}
         {n.closed && <span class="chip plain">closed</span>}
       </div>
-      {n.children.length > 0 && (
-        <ul>
-          {n.children.map((c) => (
-            <Node key={c.path} n={c} self={self} lineage={lineage} bucket={bucket} />
-          ))}
-        </ul>
-      )}
+      <Children of={n.children} self={self} lineage={lineage} bucket={bucket} />
       {n.omitted > 0 && <div class="muted small-line">and {n.omitted} more fork{n.omitted === 1 ? "" : "s"}</div>}
     </li>
   );

@@ -78,7 +78,7 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
           {d.last_write_at_ms ? age(d.last_write_at_ms) : "never"}
         </Fact>
         <Fact label="Forked from" field="fork" sub={d.fork ? `at ${d.fork.offset}` : "not a fork"}>
-          {d.fork ? d.fork.source : "—"}
+          {d.fork ? (d.fork.source ?? "a stream you cannot see") : "—"}
         </Fact>
       </Group>
     </div>

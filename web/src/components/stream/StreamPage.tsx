@@ -3,7 +3,7 @@
 // close and delete from the header. Re-reads itself every second and right after any write this
 // console sends to it, so no panel shows what was true before a write.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { introspection, type ForkNode, type ForkTree as Tree, type StreamDetail } from "../../api/introspection";
+import { introspection, type ForkNode, type ForkTree as Tree, type StreamDetail, type VisibleForkNode } from "../../api/introspection";
 import { contentKind } from "../../api/contentKind";
 import { count } from "../../format";
 import { offsetPosition } from "../../api/offsets";
@@ -111,8 +111,8 @@ function targetOf(d: StreamDetail): ActionTarget {
   };
 }
 
-function findNode(n: ForkNode, path: string): ForkNode | undefined {
-  if (n.path === path) return n;
+function findNode(n: ForkNode, path: string): VisibleForkNode | undefined {
+  if (!n.hidden && n.path === path) return n;
   for (const c of n.children) {
     const f = findNode(c, path);
     if (f) return f;
@@ -158,7 +158,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
   const readerPos = tail.running ? offsetPosition(tail.nextOffset.value) : undefined;
   const tree = forks.data.value;
   const self = tree ? findNode(tree.root, d.path) : undefined;
-  const marks: ForkMark[] = (self?.children ?? []).map((c) => ({ position: c.fork_position ?? 0, label: c.stream_id }));
+  const marks: ForkMark[] = (self?.children ?? []).flatMap((c) => (c.hidden ? [] : [{ position: c.fork_position ?? 0, label: c.stream_id }]));
   const [dialog, setDialog] = useState<"attrs" | "snapshot" | "retention" | null>(null);
   return (
     <div class="stack">
