@@ -9,6 +9,7 @@ import { renderError } from "./http/error-map";
 import { introspectionRoutes } from "./http/introspection-routes";
 import { observed } from "./http/observe";
 import { opsRoutes } from "./http/ops-routes";
+import { H } from "./http/headers";
 import { pathStart } from "./http/paths";
 import { surfaceOf } from "./http/security/cors";
 import { Gate } from "./http/security/gate";
@@ -75,8 +76,10 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
       return renderError(protocolError("CONNECTION_LIMIT", "the server is handling as many requests as it may; retry shortly"));
     }
     // Bun builds the request URL from the Host header without checking it, and a URL that does
-    // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2).
+    // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2),
+    // and so are two of them, which Bun joins with a comma while the URL takes the first.
     if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
+    if (req.headers.get(H.host)?.includes(",")) return renderError(protocolError("BAD_REQUEST", "a request carries exactly one Host header, naming one host[:port]"));
     const start = pathStart(req.url);
     const surface = surfaceOf(raw);
     // Host, cross-origin and access checks (security/gate.ts), in front of every route.

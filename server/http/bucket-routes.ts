@@ -30,10 +30,8 @@ export function bucketRoutes(deps: AppDeps): Routes {
 
   app.all("/:bucket", async (c) => {
     const bucket = parseBucketId(c.req.param("bucket"));
-    // A path that can never name a bucket (/favicon.ico, /robots.txt, /abc) has nothing there:
-    // 404, as for any unknown route. Creating one is the client's mistake to be told about:
-    // PUT keeps 400 INVALID_BUCKET_ID (spec §10), as do stream paths with a malformed bucket.
-    if (!bucket.ok) return c.req.method === "PUT" ? renderError(bucket.error) : renderError(protocolError("NOT_FOUND", "no such route"));
+    // Every method is told the ID is malformed (spec §2.1-§2.3), /favicon.ico included.
+    if (!bucket.ok) return renderError(bucket.error);
     switch (c.req.method) {
       case "PUT": {
         const outcome = await deps.store.putBucket(bucket.value);

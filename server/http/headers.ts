@@ -54,6 +54,7 @@ const HEADERS = {
   wwwAuthenticate: { name: "WWW-Authenticate", exposed: true },
   authorization: { name: "Authorization", request: "read" },
   origin: { name: "Origin" },
+  host: { name: "Host" },
   secFetchSite: { name: "Sec-Fetch-Site" },
   vary: { name: "Vary" },
   acceptEncoding: { name: "Accept-Encoding" },

@@ -42,7 +42,7 @@ test("requests by family, method and status; error codes; appended bytes and mes
   expect((await h.request("HEAD", "/met-b/s")).status).toBe(200);
   expect((await h.request("GET", "/met-b/streams")).status).toBe(200);
   expect((await h.request("GET", "/met-b")).status).toBe(200);
-  expect((await h.request("GET", "/favicon.ico")).status).toBe(404);
+  expect((await h.request("GET", "/favicon.ico")).status).toBe(400);
   expect((await h.request("OPTIONS", "/met-b/s")).status).toBe(204);
   expect((await h.request("GET", "/__ursula/health")).status).toBe(200);
 
@@ -56,14 +56,14 @@ test("requests by family, method and status; error codes; appended bytes and mes
     [requests("stream", "POST", 409)]: 1,
     [requests("stream", "PUT", 201)]: 2,
     [requests("bucket", "GET", 200)]: 1,
-    [requests("bucket", "GET", 404)]: 1,
+    [requests("bucket", "GET", 400)]: 1,
     [requests("listing", "GET", 200)]: 1,
     [requests("admin", "GET", 200)]: 1,
     [requests("preflight", "OPTIONS", 204)]: 1,
   });
   expect(Object.fromEntries([...m].filter(([k]) => k.startsWith("ursa_http_error_responses_total")))).toEqual({
     'ursa_http_error_responses_total{code="CONTENT_TYPE_MISMATCH"}': 1,
-    'ursa_http_error_responses_total{code="NOT_FOUND"}': 1,
+    'ursa_http_error_responses_total{code="INVALID_BUCKET_ID"}': 1,
     'ursa_http_error_responses_total{code="STREAM_NOT_FOUND"}': 1,
   });
   // Bytes as offsets count them: "xy" on create, then "a", "bb", "ccc"; and the two JSON messages.

@@ -110,12 +110,14 @@ const scenarios: Scenario[] = [
 
   // Buckets
   { name: "PUT an invalid bucket", method: "PUT", path: "/B", status: 400, code: "INVALID_BUCKET_ID" },
-  // A path that can never be a bucket is a route with nothing there, not a malformed request.
-  { name: "GET /favicon.ico", method: "GET", path: "/favicon.ico", status: 404, code: "NOT_FOUND" },
-  { name: "GET /robots.txt", method: "GET", path: "/robots.txt", status: 404, code: "NOT_FOUND" },
-  { name: "GET a segment under 4 characters", method: "GET", path: "/abc", status: 404, code: "NOT_FOUND" },
-  { name: "DELETE a segment that cannot be a bucket", method: "DELETE", path: "/B", status: 404, code: "NOT_FOUND" },
-  { name: "HEAD a segment that cannot be a bucket", method: "HEAD", path: "/ab", status: 404 },
+  // Every method is told that an ID is malformed (spec §2.1-§2.3), even one no client means as a bucket.
+  { name: "GET /favicon.ico", method: "GET", path: "/favicon.ico", status: 400, code: "INVALID_BUCKET_ID" },
+  { name: "GET /robots.txt", method: "GET", path: "/robots.txt", status: 400, code: "INVALID_BUCKET_ID" },
+  { name: "GET a segment under 4 characters", method: "GET", path: "/abc", status: 400, code: "INVALID_BUCKET_ID" },
+  { name: "GET an uppercase bucket", method: "GET", path: "/Rp-abcd", status: 400, code: "INVALID_BUCKET_ID" },
+  { name: "DELETE a segment that cannot be a bucket", method: "DELETE", path: "/B", status: 400, code: "INVALID_BUCKET_ID" },
+  { name: "HEAD a segment that cannot be a bucket", method: "HEAD", path: "/ab", status: 400 },
+  { name: "POST to a segment that cannot be a bucket", method: "POST", path: "/Rp-abcd", status: 400, code: "INVALID_BUCKET_ID" },
   { name: "list with limit 0", method: "GET", path: "/test-b/streams?limit=0", status: 400, code: "INVALID_QUERY" },
   { name: "list with limit 1001", method: "GET", path: "/test-b/streams?limit=1001", status: 400, code: "INVALID_QUERY" },
   { name: "GET a missing bucket", method: "GET", path: "/nope-bucket", status: 404, code: "BUCKET_NOT_FOUND" },
