@@ -5,7 +5,8 @@ import { protocolError } from "./protocol/errors";
 import { bucketRoutes } from "./http/bucket-routes";
 import { consoleRoutes, WEB_ROOT } from "./http/console-routes";
 import type { AppDeps } from "./http/deps";
-import { renderError } from "./http/error-map";
+import { ClientShares } from "./http/client-share";
+import { errorCodeOf, renderError } from "./http/error-map";
 import { introspectionRoutes } from "./http/introspection-routes";
 import { observed } from "./http/observe";
 import { opsRoutes } from "./http/ops-routes";
@@ -69,12 +70,51 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
       : renderError(protocolError("STORAGE_UNAVAILABLE", "the server's storage refuses writes; nothing of this request was written"));
   };
 
+  const shares = new ClientShares(deps.limits.maxRequestsPerClient);
   const handle = (req: Request, raw: string): Response | Promise<Response> => {
     // Each request holds a connection, and so a file descriptor, until it is answered: past the
     // cap it is answered at once, and the connection closed, so descriptors never run out.
     if (deps.inFlight() > deps.limits.maxConnections) {
-      return renderError(protocolError("CONNECTION_LIMIT", "the server is handling as many requests as it may; retry shortly"));
+      return letBodyGo(req, renderError(protocolError("CONNECTION_LIMIT", "the server is handling as many requests as it may; retry shortly")));
     }
+    const client = deps.clientAddress(req);
+    if (!shares.enter(client)) {
+      return letBodyGo(req, renderError(protocolError("CLIENT_REQUEST_LIMIT", "this client has as many requests in progress as one client may (--max-requests-per-client); retry when one is answered")));
+    }
+    let answer: Response | Promise<Response>;
+    try {
+      answer = admitAndServe(req, raw);
+    } catch (error) {
+      shares.leave(client);
+      throw error;
+    }
+    if (!(answer instanceof Promise)) {
+      shares.leave(client);
+      return letBodyGo(req, answer);
+    }
+    return answer.then(
+      (res) => (shares.leave(client), letBodyGo(req, res)),
+      (error) => {
+        shares.leave(client);
+        throw error;
+      },
+    );
+  };
+
+  /**
+   * An answer given while the request's body is still arriving (a refusal from its headers, a
+   * limit): the client must be able to read it (RFC 9112 §9.6). Closing at once would reset the
+   * connection under the client's upload and lose the answer, so the answer goes out, Bun reads
+   * and drops what else arrives for DRAIN_SECONDS at most, and then closes the connection.
+   */
+  const letBodyGo = (req: Request, res: Response): Response => {
+    if (!hasBody(req) || deps.pacer.arrivedWhole(req) || errorCodeOf(res) === "BODY_TOO_SLOW") return res;
+    res.headers.delete(H.connection);
+    deps.closeIdleAfter(req, DRAIN_SECONDS);
+    return res;
+  };
+
+  const admitAndServe = (req: Request, raw: string): Response | Promise<Response> => {
     // Bun builds the request URL from the Host header without checking it, and a URL that does
     // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2),
     // and so are two of them, which Bun joins with a comma while the URL takes the first.
@@ -90,6 +130,15 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
   };
   const fetch = observed(deps, handle, failed);
   return { fetch, request: (url, init) => fetch(new Request(url, init)) };
+}
+
+/** How long a refused request's body may go on arriving, read and dropped, before its connection closes. */
+const DRAIN_SECONDS = 2;
+
+/** Whether a request declares a body, or sends one chunked. */
+function hasBody(req: Request): boolean {
+  const length = req.headers.get(H.contentLength);
+  return length !== null ? length !== "0" : req.headers.has(H.transferEncoding);
 }
 
 function internalError(deps: AppDeps, error: unknown): Response {

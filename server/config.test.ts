@@ -49,7 +49,10 @@ describe("command line, environment and config file", () => {
       maxSnapshotBytes: 128 * 1024 * 1024,
       maxInflightBodyBytes: 256 * 1024 * 1024,
       idleTimeout: 30_000,
+      minBodyRate: 1024,
+      bodyRateWindow: 10_000,
       maxConnections: FD_LIMIT - reserve,
+      maxRequestsPerClient: Math.ceil((FD_LIMIT - reserve) / 2),
       maxLiveReaders: FD_LIMIT - reserve - Math.ceil((FD_LIMIT - reserve) / 10),
       maxLiveReadersPerClient: Math.ceil((FD_LIMIT - reserve - Math.ceil((FD_LIMIT - reserve) / 10)) / 2),
       producerIdleTtl: 7 * 86_400_000,
@@ -77,11 +80,11 @@ describe("command line, environment and config file", () => {
   });
 
   test("auto caps follow the open-file limit, leaving room for ursa's own files; the spec's 65,536 live readers at most", () => {
-    expect(run([], {}, {}, 1024)).toMatchObject({ maxConnections: 921, maxLiveReaders: 828, maxLiveReadersPerClient: 414 });
+    expect(run([], {}, {}, 1024)).toMatchObject({ maxConnections: 921, maxRequestsPerClient: 461, maxLiveReaders: 828, maxLiveReadersPerClient: 414 });
     expect(run([], {}, {}, 256)).toMatchObject({ maxConnections: 192, maxLiveReaders: 172, maxLiveReadersPerClient: 86 });
     expect(run([], {}, {}, 1_048_576).maxLiveReaders).toBe(65_536);
     // Each auto follows the explicit value before it.
-    expect(run(["--max-connections", "100"], {}, {}, 1024)).toMatchObject({ maxConnections: 100, maxLiveReaders: 84, maxLiveReadersPerClient: 42 });
+    expect(run(["--max-connections", "100"], {}, {}, 1024)).toMatchObject({ maxConnections: 100, maxRequestsPerClient: 50, maxLiveReaders: 84, maxLiveReadersPerClient: 42 });
     expect(run(["--max-live-readers", "10"], {}, {}, 1024)).toMatchObject({ maxConnections: 921, maxLiveReaders: 10, maxLiveReadersPerClient: 5 });
   });
 
@@ -100,7 +103,10 @@ describe("command line, environment and config file", () => {
       URSA_MAX_SNAPSHOT_BYTES: "2048",
       URSA_MAX_INFLIGHT_BODY_BYTES: "4096",
       URSA_IDLE_TIMEOUT: "5s",
+      URSA_MIN_BODY_RATE: "500",
+      URSA_BODY_RATE_WINDOW: "20s",
       URSA_MAX_CONNECTIONS: "50",
+      URSA_MAX_REQUESTS_PER_CLIENT: "9",
       URSA_MAX_LIVE_READERS: "7",
       URSA_MAX_LIVE_READERS_PER_CLIENT: "3",
       URSA_PRODUCER_IDLE_TTL: "36h",
@@ -140,7 +146,10 @@ describe("command line, environment and config file", () => {
       maxSnapshotBytes: 2048,
       maxInflightBodyBytes: 4096,
       idleTimeout: 5000,
+      minBodyRate: 500,
+      bodyRateWindow: 20_000,
       maxConnections: 50,
+      maxRequestsPerClient: 9,
       maxLiveReaders: 7,
       maxLiveReadersPerClient: 3,
       producerIdleTtl: 36 * 3_600_000,

@@ -7,6 +7,7 @@ import { ConfigError, helpText, parseConfig, printConfig, type Config } from "./
 import { DataDir, explainOpenError } from "./data-dir";
 import { authMode } from "./auth/authenticator";
 import { BodyBudget } from "./http/body-budget";
+import { BodyPacer } from "./http/body-pace";
 import { startupCheck, type SecurityConfig } from "./http/security/options";
 import { renderError } from "./http/error-map";
 import { json } from "./http/respond";
@@ -93,8 +94,10 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
         log.error("internal error", { error: error.message, stack: error.stack });
         return renderError(protocolError("INTERNAL", "internal error"));
       },
-      // ursa enforces its own limits (with a JSON error); Bun's must sit above both.
-      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxSnapshotBytes) + 1024 * 1024,
+      // ursa enforces its own limits, from the headers and as bytes arrive, with a JSON error the
+      // client can read (app.ts letBodyGo); Bun would instead reset a connection that declares
+      // more than its limit, so its limit is out of the way.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       idleTimeout: Math.round(config.idleTimeout / 1000),
     });
   } catch (error) {
@@ -162,10 +165,18 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
   }
   hub = new LiveHub(store, { maxReaders: config.maxLiveReaders, maxPerClient: config.maxLiveReadersPerClient });
   let stopping = false;
+  const idleSeconds = Math.round(config.idleTimeout / 1000);
+  const closeIdleAfter = (req: Request, seconds: number) => server.timeout(req, seconds);
+  const pacer = new BodyPacer(
+    { minBytesPerSecond: config.minBodyRate, windowMs: config.bodyRateWindow },
+    { lift: (req) => closeIdleAfter(req, 0), restore: (req) => closeIdleAfter(req, idleSeconds) },
+  );
   const app = createApp({
     store,
     hub,
     bodies: new BodyBudget(config.maxInflightBodyBytes),
+    pacer,
+    closeIdleAfter,
     limits: {
       maxBodyBytes: config.maxBodyBytes,
       maxSnapshotBytes: config.maxSnapshotBytes,
@@ -173,8 +184,8 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
       sseHeartbeatMs: config.sseHeartbeat,
       sseMaxDurationMs: config.sseMaxDuration,
       maxConnections: config.maxConnections,
+      maxRequestsPerClient: config.maxRequestsPerClient,
     },
-    keepOpen: (req) => server.timeout(req, 0),
     clientAddress: (req) => server.requestIP(req)?.address ?? "unknown",
     inFlight: () => server.pendingRequests,
     stopping: () => stopping,

@@ -21,7 +21,7 @@ export async function appendBatch(deps: AppDeps, req: Request, path: StreamPath)
   try {
     const headers = parseBatchHeaders(req.headers);
     if (!headers.ok) return renderError(headers.error);
-    const body = await readBody(req, Math.min(deps.limits.maxBodyBytes, MAX_BATCH_BYTES), hold);
+    const body = await readBody(req, Math.min(deps.limits.maxBodyBytes, MAX_BATCH_BYTES), hold, deps.pacer);
     if (!body.ok) return renderError(body.error);
     const frames = parseFrames(body.value);
     if (!frames.ok) return renderError(frames.error);

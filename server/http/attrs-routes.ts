@@ -6,6 +6,7 @@ import { isJsonType, parseContentType } from "../protocol/content-type";
 import { fail, isProtocolError, ok, type Parsed } from "../protocol/errors";
 import { checkAddressed } from "../protocol/read";
 import { readBody } from "./body";
+import type { BodyPacer } from "./body-pace";
 import type { BodyHold } from "./body-budget";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
@@ -29,7 +30,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export async function putAttrs(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
   const hold = deps.bodies.hold();
   try {
-    const parsed = await parseAttrsRequest(req, hold);
+    const parsed = await parseAttrsRequest(req, hold, deps.pacer);
     if (!parsed.ok) return renderError(parsed.error);
     const outcome = await deps.store.putAttrs(path.key, parsed.value.incarnation, parsed.value.attrs);
     if (isProtocolError(outcome)) return renderError(outcome);
@@ -41,7 +42,7 @@ export async function putAttrs(deps: AppDeps, req: Request, path: StreamPath): P
   }
 }
 
-async function parseAttrsRequest(req: Request, hold: BodyHold): Promise<Parsed<{ incarnation: string | null; attrs: string | null }>> {
+async function parseAttrsRequest(req: Request, hold: BodyHold, pacer: BodyPacer): Promise<Parsed<{ incarnation: string | null; attrs: string | null }>> {
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return incarnation;
   const rawType = req.headers.get(H.contentType);
@@ -50,7 +51,7 @@ async function parseAttrsRequest(req: Request, hold: BodyHold): Promise<Parsed<{
   if (!type.ok) return type;
   if (!isJsonType(type.value)) return fail("INVALID_STREAM_ATTRS", `attributes are a JSON object, not ${type.value}`);
   // Past the 16 KiB limit the body is refused as attributes, not read on.
-  const body = await readBody(req, MAX_ATTRS_BYTES, hold);
+  const body = await readBody(req, MAX_ATTRS_BYTES, hold, pacer);
   if (!body.ok) {
     return body.error.code === "PAYLOAD_TOO_LARGE" ? fail("INVALID_STREAM_ATTRS", `attributes are larger than ${MAX_ATTRS_BYTES} bytes`) : body;
   }

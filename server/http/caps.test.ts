@@ -57,3 +57,26 @@ test("live readers past the server-wide or the per-client cap get 503 LIVE_READ_
     await h.close();
   }
 });
+
+test("past --max-requests-per-client a client's next request gets 429 CLIENT_REQUEST_LIMIT and writes nothing, while other clients go on", async () => {
+  const h = harness({ maxRequestsPerClient: 2 });
+  const abort = new AbortController();
+  try {
+    expect((await h.request("PUT", "/caps-b/share", { headers: TEXT, body: "a" })).status).toBe(201);
+    const as = (client: string) => ({ ...TEXT, "X-Test-Client": client });
+    // Two long-polls are two requests in progress for as long as they wait.
+    const polls = [0, 1].map(() => h.request("GET", "/caps-b/share?offset=now&live=long-poll&timeout_ms=5000", { headers: as("10.0.0.1"), signal: abort.signal }));
+    await new Promise((r) => setTimeout(r, 10));
+    const before = await h.fingerprint("caps-b/share");
+    const refused = await h.request("POST", "/caps-b/share", { headers: as("10.0.0.1"), body: "b" });
+    expect([refused.status, refused.headers.get("Retry-After"), ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([429, "1", "CLIENT_REQUEST_LIMIT"]);
+    expect(await h.fingerprint("caps-b/share")).toBe(before);
+    // Another client writes, which answers the long-polls and gives the first client its places back.
+    expect((await h.request("POST", "/caps-b/share", { headers: as("10.0.0.2"), body: "c" })).status).toBe(204);
+    expect((await Promise.all(polls)).map((r) => r.status)).toEqual([200, 200]);
+    expect((await h.request("POST", "/caps-b/share", { headers: as("10.0.0.1"), body: "d" })).status).toBe(204);
+  } finally {
+    abort.abort();
+    await h.close();
+  }
+});

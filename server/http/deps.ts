@@ -5,6 +5,7 @@ import type { SecurityConfig } from "./security/options";
 import type { Logger } from "../ops/log";
 import type { ServerMetrics } from "../ops/server-metrics";
 import type { BodyBudget } from "./body-budget";
+import type { BodyPacer } from "./body-pace";
 import type { Store } from "../storage/store";
 
 export interface ServerLimits {
@@ -16,6 +17,8 @@ export interface ServerLimits {
   sseMaxDurationMs: number;
   /** Requests in progress at once, live reads included (--max-connections). */
   maxConnections: number;
+  /** Requests in progress at once from one client address (--max-requests-per-client). */
+  maxRequestsPerClient: number;
 }
 
 export interface AppDeps {
@@ -24,9 +27,14 @@ export interface AppDeps {
   limits: ServerLimits;
   /** Request bodies in memory, server-wide. */
   bodies: BodyBudget;
-  /** Live reads outlast Bun's idle timeout; main.ts lifts it per request. */
-  keepOpen(req: Request): void;
-  /** The client's address, for the per-client cap on live readers and the request log. */
+  /** The pace request bodies must keep (--min-body-rate, --body-rate-window). */
+  pacer: BodyPacer;
+  /**
+   * A request's connection closes once it has sent nothing for this many seconds, 0 for never
+   * (Bun's per-request idle timeout): live reads outlast the idle timeout this way.
+   */
+  closeIdleAfter(req: Request, seconds: number): void;
+  /** The client's address, for the per-client caps on requests and live readers, and the request log. */
   clientAddress(req: Request): string;
   /** Requests in progress, this one included. */
   inFlight(): number;

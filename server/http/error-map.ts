@@ -39,6 +39,8 @@ export function statusOf(error: ProtocolError): number {
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
+    case "BODY_TOO_SLOW":
+      return 408;
     case "STREAM_ALREADY_EXISTS_CONFLICT":
     case "BUCKET_NOT_EMPTY":
     case "CONTENT_TYPE_MISMATCH":
@@ -64,6 +66,8 @@ export function statusOf(error: ProtocolError): number {
       return 421;
     case "PRODUCER_LIMIT":
     case "QUOTA_EXCEEDED":
+    // One client past its share of the server's connections; the others are still served.
+    case "CLIENT_REQUEST_LIMIT":
       return 429;
     case "LIVE_READ_BACKPRESSURE":
     case "INGRESS_BODY_BYTES_LIMIT":
@@ -105,10 +109,13 @@ export function renderError(error: ProtocolError): Response {
   if (c.allow !== undefined) h.set(H.allow, c.allow);
   if (c.earliestOffset !== undefined) h.set(H.earliestOffset, formatOffset(c.earliestOffset));
   if (c.wwwAuthenticate !== undefined) h.set(H.wwwAuthenticate, c.wwwAuthenticate);
-  // A 503 turns a client away for want of room (connections, live readers, body memory): its
-  // connection is let go of too, rather than kept alive holding a descriptor.
-  if (status === 503) {
+  // A 503 turns a client away for want of room (connections, live readers, body memory), and a
+  // 429 CLIENT_REQUEST_LIMIT a client past its share: its connection is let go of too, rather
+  // than kept alive holding a descriptor. So is one whose body fell behind (408).
+  if (status === 503 || error.code === "CLIENT_REQUEST_LIMIT") {
     h.set(H.retryAfter, "1");
+    h.set(H.connection, "close");
+  } else if (error.code === "BODY_TOO_SLOW") {
     h.set(H.connection, "close");
   }
   h.set(H.contentType, "application/json");

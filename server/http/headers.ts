@@ -16,6 +16,7 @@ interface HeaderSpec {
 const HEADERS = {
   contentType: { name: "Content-Type", exposed: true, request: "write" },
   contentLength: { name: "Content-Length" },
+  transferEncoding: { name: "Transfer-Encoding" },
   cacheControl: { name: "Cache-Control" },
   location: { name: "Location", exposed: true },
   etag: { name: "ETag", exposed: true },

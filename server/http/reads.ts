@@ -94,7 +94,7 @@ async function longPoll(
     const client = deps.clientAddress(req);
     const refused = liveRefusal(deps, client);
     if (refused) return refused;
-    deps.keepOpen(req);
+    deps.closeIdleAfter(req, 0);
     const deadline = Date.now() + within(q.timeoutMs ?? deps.limits.longPollTimeoutMs, credentialLeftMs);
     for (;;) {
       const remaining = deadline - Date.now();
@@ -142,7 +142,7 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, 
   const client = deps.clientAddress(req);
   const refused = liveRefusal(deps, client);
   if (refused) return refused;
-  deps.keepOpen(req);
+  deps.closeIdleAfter(req, 0);
   const json = isJsonType(state.contentType);
   const mode: SsePayloadMode = json ? (q.ndjson ? "ndjson" : "json-array") : isSseTextType(state.contentType) ? "text" : "base64";
   const h = baseHeaders("no-cache");

@@ -11,6 +11,8 @@ import type { SnapshotReader, SnapshotUpload } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
+import { TOO_SLOW, type PacedBody } from "./body-pace";
+import { tooSlow } from "./body";
 import { BOUNDARY_PREFIX, NeedleScanner } from "./multipart";
 import type { StreamPath } from "./paths";
 import { parseOffsetSegment, parseResourceTarget } from "./resource-target";
@@ -39,9 +41,10 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
     const upload = deps.store.stageSnapshot();
     // A failed write (a full disk) leaves a staging blob; it is dropped if possible, else at start-up.
     const discard = () => deps.store.discardSnapshot(upload).catch(() => undefined);
-    let received: Awaited<ReturnType<typeof receive>>;
+    let received: Parsed<Received>;
     try {
-      received = await receive(req, upload, request.value.contentType, max);
+      const paced = await deps.pacer.read(req, declared === null ? null : Number(declared), (body) => receive(req, upload, request.value.contentType, max, body));
+      received = paced === TOO_SLOW ? tooSlow(deps.pacer) : paced;
       if (received.ok) await upload.end();
     } catch (error) {
       await discard();
@@ -82,13 +85,22 @@ function parsePublish(req: Request, arg: string | null): Parsed<PublishRequest> 
 
 const tooLarge = (max: number) => renderError(protocolError("PAYLOAD_TOO_LARGE", `a snapshot is at most ${max} bytes`));
 
-/** Streams the body into `upload`, hashing it and noting whether it holds the bootstrap boundary's prefix. */
-async function receive(req: Request, upload: SnapshotUpload, contentType: string, max: number): Promise<Parsed<{ digest: string; mentionsBoundary: boolean }>> {
+interface Received {
+  digest: string;
+  mentionsBoundary: boolean;
+}
+
+/**
+ * Streams the body into `upload`, hashing it and noting whether it holds the bootstrap boundary's
+ * prefix. A body cut for its pace (`paced.cut`) ends the read; the caller discards the upload.
+ */
+async function receive(req: Request, upload: SnapshotUpload, contentType: string, max: number, paced: PacedBody): Promise<Parsed<Received>> {
   const digest = await snapshotDigest(contentType);
   const scanner = new NeedleScanner(boundaryPrefix);
   let size = 0;
   if (req.body !== null) {
     const reader = req.body.getReader();
+    paced.onCut = () => void reader.cancel().catch(() => undefined);
     for (;;) {
       let next: Awaited<ReturnType<typeof reader.read>>;
       try {
@@ -96,8 +108,9 @@ async function receive(req: Request, upload: SnapshotUpload, contentType: string
       } catch {
         return fail("BAD_REQUEST", "the request body ended before it was complete");
       }
-      if (next.done) break;
+      if (next.done || paced.cut) break;
       const piece = next.value;
+      paced.count(piece.length);
       size += piece.length;
       if (size > max) {
         await reader.cancel().catch(() => undefined);

@@ -14,6 +14,7 @@ import { parseProducer, type ProducerTuple } from "../protocol/producer";
 import { parseStreamSeq } from "../protocol/stream-seq";
 import { readBody } from "./body";
 import type { BodyHold } from "./body-budget";
+import type { BodyPacer } from "./body-pace";
 import { flag, H, headerText } from "./headers";
 import { parseStreamUrlPath, type StreamPath } from "./paths";
 
@@ -95,9 +96,9 @@ function parseFork(h: Headers): Parsed<ForkRequest | null> {
   return ok({ sourceKey: source.value.key, offset, subOffset });
 }
 
-export async function parseCreate(req: Request, path: StreamPath, maxBodyBytes: number, hold: BodyHold): Promise<Parsed<CreateRequest>> {
+export async function parseCreate(req: Request, path: StreamPath, maxBodyBytes: number, hold: BodyHold, pacer: BodyPacer): Promise<Parsed<CreateRequest>> {
   const h = req.headers;
-  const body = await readBody(req, maxBodyBytes, hold);
+  const body = await readBody(req, maxBodyBytes, hold, pacer);
   if (!body.ok) return body;
   const rawType = h.get(H.contentType);
   let contentType: string | null = null;

@@ -27,7 +27,7 @@ export async function appendToStream(deps: AppDeps, req: Request, path: StreamPa
   const hold = deps.bodies.hold();
   try {
     // The body is read here rather than inside parseAppend: one async frame fewer per append.
-    const body = await readBody(req, deps.limits.maxBodyBytes, hold);
+    const body = await readBody(req, deps.limits.maxBodyBytes, hold, deps.pacer);
     const parsed = body.ok ? parseAppend(req.headers, body.value) : body;
     if (!parsed.ok) return renderError(parsed.error);
     return renderAppend(await deps.store.append(path.key, parsed.value));
@@ -37,7 +37,7 @@ export async function appendToStream(deps: AppDeps, req: Request, path: StreamPa
 }
 
 async function create(deps: AppDeps, req: Request, path: StreamPath, hold: BodyHold): Promise<Response> {
-  const parsed = await parseCreate(req, path, deps.limits.maxBodyBytes, hold);
+  const parsed = await parseCreate(req, path, deps.limits.maxBodyBytes, hold, deps.pacer);
   if (!parsed.ok) return renderError(parsed.error);
   const outcome = await deps.store.create(path.key, parsed.value);
   if (isProtocolError(outcome)) return renderError(outcome);

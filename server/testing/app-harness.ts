@@ -2,6 +2,7 @@
 // write could change, so a test can prove that a refused request committed nothing.
 
 import { createApp } from "../app";
+import { BodyPacer, type PaceLimits } from "../http/body-pace";
 import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
 import { Logger } from "../ops/log";
@@ -55,6 +56,10 @@ interface HarnessOptions {
   /** Requests in progress as the server would count them; 1 (this one) if not given. */
   inFlight?: () => number;
   maxConnections?: number;
+  /** No share per client if not given: in-process tests send many requests at once from one address. */
+  maxRequestsPerClient?: number;
+  /** The pace request bodies must keep; 1 KiB/s after 10 s if not given. */
+  bodyPace?: PaceLimits;
   /** Bytes of a byte stream's messages to a segment file (segment-tiering.ts); the store's default if not given. */
   segmentBytes?: number;
   /** Whether the store should take other requests to be in progress; never if not given. */
@@ -100,8 +105,10 @@ export function harness(options: HarnessOptions = {}): Harness {
         sseHeartbeatMs: 1000,
         sseMaxDurationMs: options.sseMaxDurationMs ?? 2000,
         maxConnections: options.maxConnections ?? 1000,
+        maxRequestsPerClient: options.maxRequestsPerClient ?? Number.MAX_SAFE_INTEGER,
       },
-      keepOpen: () => undefined,
+      pacer: new BodyPacer(options.bodyPace ?? { minBytesPerSecond: 1024, windowMs: 10_000 }, { lift: () => undefined, restore: () => undefined }),
+      closeIdleAfter: () => undefined,
       info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
       security: { ...DEFAULT_SECURITY, allowedHosts: { any: false, names: new Set([HARNESS_HOST]), domains: [] }, ...options.security },
     },

@@ -1,0 +1,134 @@
+// The pace a request body must keep. Bun's idle timer is not reset by body bytes, so it cut
+// uploads that were still arriving, yet a connection that sent a byte now and then before each
+// cut could be back at once. Here a body is paced instead: over every window of `windowMs` it must
+// bring `minBytesPerSecond` on average, or it is cut. A body read whole (a small one, with
+// arrayBuffer()) cannot be watched byte by byte, so it must be complete by the end of its first
+// window plus its declared length at that rate. Bun's idle timer is lifted while the body is read
+// and set again after. One timer looks at every body in progress, so a small append pays for a
+// set entry, not a timer of its own.
+
+/** The answer a paced read gets when its body fell behind. */
+export const TOO_SLOW = Symbol("too slow");
+export type TooSlow = typeof TOO_SLOW;
+
+export interface PaceLimits {
+  /** The least average rate a body must keep over each window. */
+  minBytesPerSecond: number;
+  windowMs: number;
+}
+
+/** What the pacer does to a request's connection: main.ts wires Bun's per-request timeout. */
+export interface ConnectionTimer {
+  /** No idle timeout while the body is read. */
+  lift(req: Request): void;
+  /** The idle timeout again, for the connection's life after this request. */
+  restore(req: Request): void;
+}
+
+const TICK_MS = 250;
+
+/** One body in progress. A reader that sees it chunk by chunk counts what arrives. */
+export class PacedBody {
+  received = 0;
+  /** Set once the body fell behind; a reader that sees it stops and keeps nothing. */
+  cut = false;
+  /** Called when the body is cut: a chunk reader cancels its read here, then returns what it has (which is discarded). */
+  onCut: (() => void) | null = null;
+  /** Ends the read with TOO_SLOW (the race of a whole-body read). */
+  settle: ((slow: TooSlow) => void) | null = null;
+  /** Whether bytes are counted as they arrive; if not, the body is judged by its declared length. */
+  private counting = false;
+  private windowStart: number;
+  private windowBytes = 0;
+
+  constructor(
+    readonly startedAt: number,
+    private readonly declared: number,
+  ) {
+    this.windowStart = startedAt;
+  }
+
+  count(bytes: number): void {
+    this.counting = true;
+    this.received += bytes;
+    this.windowBytes += bytes;
+  }
+
+  /** Whether the body has fallen behind by `now`; a window that it kept up with is closed and the next begun. */
+  behind(now: number, limits: PaceLimits): boolean {
+    if (!this.counting) return now > this.startedAt + limits.windowMs + (this.declared * 1000) / limits.minBytesPerSecond;
+    if (now - this.windowStart < limits.windowMs) return false;
+    if (this.windowBytes < (limits.minBytesPerSecond * limits.windowMs) / 1000) return true;
+    this.windowStart = now;
+    this.windowBytes = 0;
+    return false;
+  }
+}
+
+export class BodyPacer {
+  private readonly active = new Set<PacedBody>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  /** Bodies that arrived whole, so the request's answer needs no drain (app.ts). */
+  private readonly whole = new WeakSet<Request>();
+
+  constructor(
+    readonly limits: PaceLimits,
+    private readonly connection: ConnectionTimer,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Runs `read` over `req`'s body at the pace the limits ask. `declared` is its Content-Length,
+   * if any. Resolves with what `read` returned, or TOO_SLOW if the body fell behind first: then
+   * nothing of it may be kept. A read that sees chunks counts them (`body.count`) and, once
+   * `body.cut` is set (its `onCut` is called), stops; a whole-body read is raced instead.
+   */
+  async read<T>(req: Request, declared: number | null, read: (body: PacedBody) => Promise<T>): Promise<T | TooSlow> {
+    const body = new PacedBody(this.now(), declared ?? 0);
+    this.active.add(body);
+    this.connection.lift(req);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.check(), TICK_MS);
+      this.timer.unref?.();
+    }
+    try {
+      const slow = new Promise<TooSlow>((resolve) => (body.settle = resolve));
+      const result = await Promise.race([read(body), slow]);
+      if (result === TOO_SLOW || body.cut) return TOO_SLOW;
+      this.whole.add(req);
+      return result;
+    } finally {
+      this.active.delete(body);
+      this.connection.restore(req);
+    }
+  }
+
+  /** Whether `req`'s body was read whole through `read`. */
+  arrivedWhole(req: Request): boolean {
+    return this.whole.has(req);
+  }
+
+  /** Bodies being read now. */
+  get inProgress(): number {
+    return this.active.size;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private check(): void {
+    if (this.active.size === 0) return this.stop();
+    const now = this.now();
+    for (const body of this.active) {
+      if (!body.behind(now, this.limits)) continue;
+      body.cut = true;
+      this.active.delete(body);
+      // A chunk reader stops itself and returns; a whole-body read cannot be stopped, so it is
+      // left to fail once the connection closes, and the answer goes out without it.
+      if (body.onCut) body.onCut();
+      else body.settle?.(TOO_SLOW);
+    }
+  }
+}
