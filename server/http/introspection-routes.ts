@@ -17,7 +17,8 @@ import { streamKey, type StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { pageAboveFloor } from "./retained-index";
-import { parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
+import { parseBucketSort, parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
+import { bucketsByReaders } from "./reader-routes";
 import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
 import type { BucketSummary, ListQuery, Page } from "../storage/store";
@@ -58,9 +59,15 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
   app.get("/api/buckets", async (c) => {
     const query = parseListQuery(new URL(c.req.url), 100);
     if (!query.ok) return renderError(query.error);
+    const sort = parseBucketSort(new URL(c.req.url));
+    if (!sort.ok) return renderError(sort.error);
     const visible = gate.publicRead ? null : gate.principal(c.req.raw).buckets;
-    const page = visible === null ? await deps.store.listBuckets(query.value) : await visibleBuckets(deps, visible, query.value);
-    return json({ buckets: page.items.map(bucketRowJson), total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
+    const list = (q: ListQuery) => (visible === null ? deps.store.listBuckets(q) : visibleBuckets(deps, visible, q));
+    const page =
+      sort.value === "readers" ? await bucketsByReaders(deps.store, deps.hub, query.value, list, (b) => visible === null || visible.has(b)) : await list(query.value);
+    if (isProtocolError(page)) return renderError(page);
+    const buckets = page.items.map((b) => bucketRowJson(b, deps.hub.readersIn(b.bucket)));
+    return json({ buckets, sort: sort.value, total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
   });
 
   app.get("/api/buckets/:bucket/streams", async (c) => {
@@ -78,7 +85,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
       prefix: q.prefix,
       total: page.total,
       total_capped: page.totalCapped,
-      streams: page.items.map(streamListRowJson),
+      streams: page.items.map((item) => streamListRowJson(item, deps.hub.readersOf(item.state.id))),
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
       sort: q.sort,

@@ -12,8 +12,8 @@ export function bucketJson(b: BucketInfo): { bucket_id: string; created_at_ms: n
   return { bucket_id: b.bucket, created_at_ms: b.createdAtMs, streams: b.streams };
 }
 
-export function bucketRowJson(b: BucketSummary): BucketRow {
-  return { bucket_id: b.bucket, stream_count: b.streamCount };
+export function bucketRowJson(b: BucketSummary, liveReaders: number): BucketRow {
+  return { bucket_id: b.bucket, stream_count: b.streamCount, live_readers: liveReaders };
 }
 
 /** One stream of GET /{bucket}/streams (spec §2.4). */
@@ -31,12 +31,13 @@ export function streamSummaryJson(s: StreamSummary): StreamSummaryJson {
 }
 
 /** One row of the console's stream list: the public listing's fields and the state of the guards. */
-export function streamListRowJson({ state, producers }: BrowseItem): StreamListRow {
+export function streamListRowJson({ state, producers }: BrowseItem, liveReaders: number): StreamListRow {
   return {
     ...streamSummaryJson(summarize(state)),
     last_stream_seq: state.lastSeq,
     producer_count: producers,
     message_count: state.messageCount,
     fork_source: state.fork?.sourceKey ?? null,
+    live_readers: liveReaders,
   };
 }
