@@ -1,5 +1,6 @@
-// The compaction recipe (e2e/recipes/compaction.ts) against the compiled binary: the seed's
-// prefix-count step 3, "keep the event count in every snapshot you publish and count on from
+// The compaction recipe (e2e/recipes/compaction.ts) against the compiled binary: Ursula v0.9.0,
+// Conditional Writes, §Prefix-count compare-and-set, step 3, "keep the event count in every
+// snapshot you publish and count on from
 // it", and what happens to a client that does not.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
@@ -77,7 +78,7 @@ describe("Compaction: keep the event count in every snapshot, trim, count on fro
   test("writers racing a compaction count on from the newest snapshot when it trims past them, and every commit stays validated", { timeout: 30_000 }, async () => {
     const url = freshUrl("race");
     await createJson(url);
-    const first = new PrefixCountWriter<Data>({ url, writerId: "seed" });
+    const first = new PrefixCountWriter<Data>({ url, writerId: "first" });
     await first.commit(() => [{ add: 1 }, { add: 1 }]);
     await compact(url, first, (events) => sum(0, events));
     let trimmed = 0;

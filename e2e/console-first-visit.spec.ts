@@ -40,8 +40,8 @@ test("first visit: start page, the demo bucket, then every lab to its verdict", 
     const card = page.getByRole("region", { name: heading });
     await expect(card).toContainText("Protects against");
     await expect(card.getByRole("link", { name: new RegExp(`^${lab}`) })).toBeVisible();
-    // The seed's words one click away.
-    await card.getByText("The rule, in the seed's words").click();
+    // Ursula's words one click away.
+    await card.getByText("The rule, in Ursula's words").click();
     await expect(card.locator("blockquote").first()).toBeVisible();
   }
   await expect(page.getByRole("heading", { name: "This server is empty" })).toBeVisible();

@@ -1,5 +1,6 @@
 // Operating from the browse and stream pages: create (content type, TTL, a seeding Stream-Seq
-// behind the seed's warning), append (and a refused stale append, explained), close and delete
+// behind the warning of Ursula v0.9.0, Conditional Writes), append (and a refused stale append,
+// explained), close and delete
 // behind a confirmation, each checked against the HTTP API, each in the attempt timeline with a
 // copy-as-curl that reproduces it; and the incarnation token that keeps a delete from reaching a
 // stream recreated meanwhile.
@@ -65,7 +66,7 @@ test("create, append, close and delete from the UI, each as the HTTP API sees it
   await expect(refused.locator("ul.causes > li")).toHaveCount(2);
   await expect(refused.locator("ul.causes > li").first()).toContainText("Another writer committed first");
   await expect(refused.locator('li[data-likely="true"]')).toContainText("Your own value is stale");
-  await refused.getByText("The rule, in the seed's words").click();
+  await refused.getByText("The rule, in Ursula's words").click();
   await expect(refused.locator('blockquote[data-rule="seq-409"]')).toContainText("An equal or smaller value answers 409 Conflict");
   await shotView(page, screenshotPath("console-operate-409-1280"));
   await page.setViewportSize({ width: 1920, height: 1080 });

@@ -6,7 +6,7 @@
 // readiness answer 503 DATABASE_UNAVAILABLE with Retry-After; the instance recovers by itself.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { CLUSTER_HOOK_TIMEOUT_MS, startCluster, startPgUrsa, type PgCluster } from "./pg-instances.ts";
-import { createJson, readAll, sleep } from "./seed-races.ts";
+import { createJson, readAll, sleep } from "./cw-races.ts";
 import type { UrsaProcess } from "./server-process.ts";
 
 let cluster: PgCluster | undefined;

@@ -1,11 +1,11 @@
 // Two ursa instances on one PostgreSQL database, each request sent to the instance a test names
-// (the balancer's own run is e2e/pg-conformance.test.ts). The seed's races with the racing
+// (the balancer's own run is e2e/pg-conformance.test.ts). The Conditional Writes races with the racing
 // clients split between the instances: each instance decides inside the database transaction,
 // so neither can decide on what the other has made stale. And live readers on one instance,
 // woken by an append the other acknowledged (LISTEN/NOTIFY carries the wake-up).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CLUSTER_HOOK_TIMEOUT_MS, startCluster, startPair, type Pair, type PgCluster } from "./pg-instances.ts";
-import { createJson, describeRace, inspect, outboxTakeover, post, prefixCountRace, racingRecreate, readAll, sleep } from "./seed-races.ts";
+import { createJson, describeRace, inspect, outboxTakeover, post, prefixCountRace, racingRecreate, readAll, sleep } from "./cw-races.ts";
 
 let cluster: PgCluster | undefined;
 let pair: Pair;
@@ -27,7 +27,7 @@ function freshStream(name: string): [string, string] {
   return [pair.a.url + path, pair.b.url + path];
 }
 
-describe("the seed's races, the clients split between two instances", () => {
+describe("[CW] the races of Conditional Writes, the clients split between two instances", () => {
   // Each commit is several round trips to PostgreSQL and most attempts lose the race: 42 s under
   // load 14 here, so the budget is generous.
   test("prefix-count: 8 writers, 4 on each instance; each accepted commit's Stream-Seq is the number of events before it", { timeout: 180_000 }, async () => {

@@ -1,10 +1,10 @@
-// The seed's recipes (e2e/recipes/*) run against the compiled binary, one describe per seed
-// section and tests named after the seed's rules. The recipes are the code a user would copy;
-// these tests prove that code correct under contention, show the seed's pitfalls as documented
+// The recipes of Ursula v0.9.0, Conditional Writes (e2e/recipes/*) run against the compiled
+// binary, one describe per section and tests named after its rules. The recipes are the code a user would copy;
+// these tests prove that code correct under contention, show its pitfalls as documented
 // behaviour, and pin the server behaviour each recipe depends on.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bodyText } from "./body-text.ts";
-import { createJson, describeRace, inspect, JSON_TYPE, outboxTakeover, post, prefixCountRace, racingRecreate, readAll, sleep } from "./seed-races.ts";
+import { createJson, describeRace, inspect, JSON_TYPE, outboxTakeover, post, prefixCountRace, racingRecreate, readAll, sleep } from "./cw-races.ts";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 import {
   ConflictLimitError,
@@ -45,7 +45,8 @@ describe("Prefix-count compare-and-set", () => {
     { timeout: 30_000 },
     async () => {
       const url = freshUrl("prefix-count");
-      // Seed step 1: "Create the stream with a PUT without Stream-Seq, so no value is stored
+      // Conditional Writes, prefix-count step 1: "Create the stream with a PUT without Stream-Seq,
+      // so no value is stored
       // and the first commit's 0 is accepted".
       await createJson(url);
       expect((await inspect(url)).last_stream_seq).toBeNull();

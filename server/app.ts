@@ -9,6 +9,7 @@ import { ClientShares } from "./http/client-share";
 import { errorCodeOf, renderError } from "./http/error-map";
 import { introspectionRoutes } from "./http/introspection-routes";
 import { observed } from "./http/observe";
+import { readerRoutes } from "./http/reader-routes";
 import { opsRoutes } from "./http/ops-routes";
 import { H } from "./http/headers";
 import { pathStart } from "./http/paths";
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
   const admin = new Routes("/__ursula")
     .routes(opsRoutes(deps))
     .routes(introspectionRoutes(deps, gate))
+    .routes(readerRoutes(deps))
     .all("/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
   const routes = new Routes().routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(streamRoutes(deps, (req) => gate.credentialLeftMs(req)));
   const serve = dispatcher(routes, () => renderError(protocolError("NOT_FOUND", "no such route")));

@@ -20,10 +20,17 @@ export interface ServerInfo {
 export interface BucketRow {
   bucket_id: string;
   stream_count: number;
+  /** Live readers (SSE and long-poll) of the bucket's streams now. */
+  live_readers: number;
 }
+
+export const BUCKET_SORT_KEYS = ["name", "readers"] as const;
+export type BucketSortKey = (typeof BUCKET_SORT_KEYS)[number];
 
 export interface BucketPage {
   buckets: BucketRow[];
+  /** `readers`: most live readers first, then by ID. */
+  sort: BucketSortKey;
   total: number;
   /** `total` is a lower bound: buckets with a prefix are counted up to 10,000. */
   total_capped: boolean;
@@ -55,6 +62,8 @@ export interface StreamListRow extends StreamSummary {
   forked: boolean;
   /** The path key (`bucket/stream`) of the source when this stream is a fork, unless the source's bucket is one this request cannot see. */
   fork_source: string | null;
+  /** Live readers (SSE and long-poll) of the stream now. */
+  live_readers: number;
 }
 
 export interface StreamFilters {
@@ -208,4 +217,35 @@ export interface WhoAmI {
   buckets: string[] | null;
   /** Whether a request without a token may read (always true with auth "none"). */
   public_read: boolean;
+}
+
+/** One live reader of a stream (GET /__ursula/api/streams/{bucket}/{stream}/readers). */
+export interface ReaderRow {
+  kind: "sse" | "long-poll";
+  /** The client address the server sees. */
+  address: string;
+  /** Everything before this offset has been sent to the reader. */
+  offset: string;
+  offset_bytes: number;
+  started_at_ms: number;
+  /** How long it has been reading, when the answer was made. */
+  since_ms: number;
+  /** Bytes from `offset` to the tail. */
+  behind_bytes: number;
+  /** Messages that end after `offset`, up to the tail (a lower bound when `behind_messages_capped`). */
+  behind_messages: number;
+  behind_messages_capped: boolean;
+}
+
+export interface ReaderPage {
+  bucket_id: string;
+  stream_id: string;
+  tail_offset: number;
+  next_offset: string;
+  /** Most behind first, then the oldest. */
+  readers: ReaderRow[];
+  /** Every live reader of the stream. */
+  total: number;
+  /** More readers than listed. */
+  truncated: boolean;
 }

@@ -1,4 +1,4 @@
-// cas: the seed's prefix-count compare-and-set recipe (conditional-writes.md), closed loop.
+// cas: the prefix-count compare-and-set recipe (Ursula v0.9.0, Conditional Writes), closed loop.
 // Each writer, per commit attempt:
 //   1. reads from where it stopped (consistency=leader), following Stream-Next-Offset until
 //      Stream-Up-To-Date: true, counting events: n = all events in the log so far;

@@ -1,9 +1,10 @@
-// Recipe: compacting a prefix-count stream (seed, "Prefix-count compare-and-set", step 3).
+// Recipe: compacting a prefix-count stream (Ursula v0.9.0, Conditional Writes,
+// §Prefix-count compare-and-set, step 3).
 //
 // A prefix-count writer sends Stream-Seq = n, the number of events in the stream before its
 // commit, and n counts every event since the stream was created. Retention trims the start of a
 // stream, after which those events can no longer be read: "a read from offset=-1 answers 410".
-// The seed's answer: "keep the event count in every snapshot you publish and count on from it".
+// Ursula's answer: "keep the event count in every snapshot you publish and count on from it".
 //
 //   1. compact(): a writer that has read to the tail publishes a snapshot at the offset where its
 //      read ended (a commit boundary), recording the state it folded AND the event count there,
@@ -18,7 +19,7 @@
 //
 // What goes wrong without the count: a client that bootstraps from a snapshot holding only the
 // state counts just the events after it. Its n is too small, "every honest writer's count is then
-// too small, and each of its retries answers 409" (seed): it can never commit again.
+// too small, and each of its retries answers 409" (Conditional Writes): it can never commit again.
 //
 // Copy this file with http.ts, bootstrap.ts and prefix-count-writer.ts.
 

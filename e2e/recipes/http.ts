@@ -23,7 +23,8 @@ export const HEADER = {
 export const STREAM_START = "-1";
 
 /**
- * Seed, "How Stream-Seq is checked": the comparison is bytewise, not numeric ("10" sorts before
+ * Ursula v0.9.0, Conditional Writes, §How Stream-Seq is checked: the comparison is bytewise, not
+  * numeric ("10" sorts before
  * "9"), so use fixed-width values such as a counter zero-padded to 20 digits. 20 digits hold any
  * JavaScript safe integer, and the value stays far below the 256-byte limit.
  */
@@ -78,7 +79,8 @@ export interface ReadOptions {
 }
 
 /**
- * Seed, prefix-count step 3: "Read with consistency=leader, continuing from Stream-Next-Offset,
+ * Conditional Writes, §Prefix-count compare-and-set, step 3: "Read with consistency=leader,
+  * continuing from Stream-Next-Offset,
  * until a response carries Stream-Up-To-Date: true." Reads an application/json stream in its
  * default array representation, where each body is a JSON array holding whole events.
  *

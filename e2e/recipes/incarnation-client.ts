@@ -1,4 +1,5 @@
-// Recipe: guarding against a recreated stream (seed, "Guarding against a recreated stream
+// Recipe: guarding against a recreated stream (Ursula v0.9.0, Conditional Writes,
+// §Guarding against a recreated stream
 // (Stream-Incarnation)").
 //
 // A stream deleted and recreated at the same URL (DELETE then PUT, or TTL expiry then PUT)
@@ -38,7 +39,8 @@ export interface IncarnationClientOptions<S> {
 export type AppendOutcome = { kind: "appended"; nextOffset: string | null } | { kind: "replaced"; token: string | null };
 
 export class IncarnationClient<S> {
-  /** Seed: "Keep it with whatever you derived from the stream." null until the first answer. */
+  /** Conditional Writes: "Keep it with whatever you derived from the stream." null until the first
+   * answer. */
   token: string | null = null;
   /** Where the next read continues, in the incarnation named by `token`. */
   offset = STREAM_START;
@@ -63,7 +65,7 @@ export class IncarnationClient<S> {
   }
 
   /**
-   * Seed: "Send it back as a request header on any later request: appends, reads (including
+   * Conditional Writes: "Send it back as a request header on any later request: appends, reads (including
    * long-poll and SSE), HEAD, DELETE, a PUT of an existing stream ..." Without a token yet, send
    * nothing: "Without the header nothing changes."
    */
@@ -86,7 +88,8 @@ export class IncarnationClient<S> {
   }
 
   /**
-   * One long-poll from the current offset (seed: reads "including long-poll" carry the token).
+   * One long-poll from the current offset (Conditional Writes: reads "including long-poll" carry
+    * the token).
    * "data": new events were applied. "timeout": nothing new. "restarted": the stream was recreated
    * (possibly while the poll was parked): the client started over and caught up on the new one.
    */
@@ -110,7 +113,8 @@ export class IncarnationClient<S> {
 
   /**
    * Appends a commit derived from `state`. On 412 the write was refused and applied nothing
-   * (seed: "a refused write applies nothing"); the client starts over and returns "replaced", so
+   * (Conditional Writes: "a refused write applies nothing"); the client starts over and returns
+    * "replaced", so
    * the caller decides the write again from the new stream's state instead of replaying it.
    */
   async append(events: unknown[]): Promise<AppendOutcome> {
@@ -141,7 +145,7 @@ export class IncarnationClient<S> {
     const { status, headers } = refusal;
     if (status === 412) {
       if (restartsSoFar >= this.maxRestarts) throw new Error(`${this.url}: still 412 after ${restartsSoFar} restarts`);
-      // Seed: "412 ... means the stream you knew is gone. Start over from the new stream:
+      // Conditional Writes: "412 ... means the stream you knew is gone. Start over from the new stream:
       // discard derived state, read from its start or bootstrap, and keep the new token." The
       // 412 "carries the current token".
       this.state = this.initial();

@@ -1,5 +1,5 @@
-// The seed's recipes (Ursula's "Conditional Writes" page) as code a user can copy. Each file
-// cites the seed sentence behind every step; e2e/recipes.test.ts runs them against the binary.
+// The recipes of Ursula's documentation (Ursula v0.9.0, Conditional Writes) as code a user can
+// copy. Each file cites the sentence behind every step; e2e/recipes.test.ts runs them against the binary.
 //
 //   http.ts                  header names, zero-padded Stream-Seq, read to the tail
 //   prefix-count-writer.ts   "Prefix-count compare-and-set": several writers, one validated log
@@ -8,7 +8,7 @@
 //   bootstrap.ts             GET …/bootstrap: the snapshot and the messages after it (multipart/mixed)
 //   compaction.ts            prefix-count step 3: keep the event count in every snapshot, trim, resume
 //
-// Which to use (seed, last section):
+// Which to use (Conditional Writes, its closing list):
 //   - several writers extend one log and each commit is validated against everything before it:
 //     prefix-count Stream-Seq;
 //   - one logical publisher, possibly failing over between owners, must not publish a fact twice

@@ -1,4 +1,5 @@
-// Recipe: publishing committed facts (seed, "Publishing committed facts (outbox)").
+// Recipe: publishing committed facts (Ursula v0.9.0, Conditional Writes,
+// §Publishing committed facts (outbox)).
 //
 // The facts are decided somewhere else (a database transaction, a SQLite VFS database) and
 // numbered there. One logical publisher, which may fail over between owners, copies them to a
@@ -12,7 +13,7 @@
 // takes over with a higher Producer-Epoch (how it learns the epoch, e.g. from a lease row in the
 // source database, is outside this recipe) and Producer-Seq from 0.
 //
-// Seed step 5, gaps, is the source's job: if a fact can no longer be published (the source pruned
+// Step 5, gaps, is the source's job: if a fact can no longer be published (the source pruned
 // it), append a snapshot or reset marker telling readers to resynchronize. A number skipped once
 // can never be appended later, because it is no longer greater than the stored value.
 //
@@ -29,7 +30,7 @@ export interface Fact<T = unknown> {
 }
 
 /**
- * The source of truth. Seed step 1: "Number the commits in the source of truth, and publish
+ * The source of truth. Step 1: "Number the commits in the source of truth, and publish
  * only facts that have committed, in commit order." firstAfter must return only committed facts.
  */
 export interface FactSource<T = unknown> {
@@ -47,7 +48,7 @@ export type PublishOutcome<T = unknown> =
   | { kind: "already-published"; fact: Fact<T>; lastSeq: number }
   | { kind: "idle" };
 
-/** Seed step 4: "appends with the old epoch answer 403". This owner must stop publishing. */
+/** Step 4: "appends with the old epoch answer 403". This owner must stop publishing. */
 export class FencedError extends Error {
   constructor(
     readonly epoch: number,
@@ -82,7 +83,7 @@ export class OutboxPublisher<T = unknown> {
   private readonly doFetch: typeof fetch;
   /** The last fact known to be on the stream (published by anyone). */
   private cursor: number;
-  /** Producer-Seq for the next append. Seed step 3: a new owner "starts Producer-Seq again at 0". */
+  /** Producer-Seq for the next append. Step 3: a new owner "starts Producer-Seq again at 0". */
   private seq = 0;
 
   constructor(options: OutboxPublisherOptions<T>) {
@@ -114,7 +115,8 @@ export class OutboxPublisher<T = unknown> {
 
     if (res.ok) {
       // 200: appended. 204: a duplicate of this producer's earlier accepted append (a retry
-      // whose first answer was lost), so the fact is on the stream either way. Seed: "Producer
+      // whose first answer was lost), so the fact is on the stream either way. Conditional Writes:
+      // "Producer
       // deduplication runs first ... answered as a duplicate, not 409".
       await res.body?.cancel();
       const producerSeq = this.seq++;
@@ -124,7 +126,7 @@ export class OutboxPublisher<T = unknown> {
 
     const lastSeq = res.headers.get(HEADER.lastSeq);
     if (res.status === 409 && lastSeq !== null) {
-      // Seed step 3: "If it republishes a fact the old owner already published, the Stream-Seq
+      // Step 3: "If it republishes a fact the old owner already published, the Stream-Seq
       // check answers 409 with Stream-Last-Seq, which here means 'already published': go on ...
       // to the first fact after Stream-Last-Seq." Keep the same Producer-Seq: "An append
       // rejected with 409 uses up no Producer-Seq."
@@ -135,13 +137,13 @@ export class OutboxPublisher<T = unknown> {
     }
 
     if (res.status === 403) {
-      // Seed step 4: "Once the new owner's first append is accepted, appends with the old epoch
+      // Step 4: "Once the new owner's first append is accepted, appends with the old epoch
       // answer 403." The 403 names the epoch now in charge.
       await res.body?.cancel();
       throw new FencedError(this.epoch, res.headers.get(HEADER.producerEpoch));
     }
 
-    // Seed step 3: "Only a 409 with Stream-Last-Seq means that. Any other 409 is an error, and
+    // Step 3: "Only a 409 with Stream-Last-Seq means that. Any other 409 is an error, and
     // skipping on it would lose facts." (A producer-sequence gap, a closed stream, a wrong
     // Content-Type ...) Every other status is an error too.
     throw await UnexpectedResponse.from(
@@ -162,7 +164,7 @@ export class OutboxPublisher<T = unknown> {
 
   /**
    * One append with both guards. After a network error the *same* request (same Producer-Seq,
-   * same Stream-Seq) is sent again: seed step 2, the producer headers are there "for retries".
+   * same Stream-Seq) is sent again: step 2, the producer headers are there "for retries".
    */
   private async send(fact: Fact<T>): Promise<Response> {
     const body = JSON.stringify({ number: fact.number, payload: fact.payload } satisfies PublishedFact<T>);
@@ -171,7 +173,7 @@ export class OutboxPublisher<T = unknown> {
       [HEADER.producerId]: this.producerId,
       [HEADER.producerEpoch]: String(this.epoch),
       [HEADER.producerSeq]: String(this.seq),
-      // Seed step 2: "Stream-Seq set to the commit's number, zero-padded."
+      // Step 2: "Stream-Seq set to the commit's number, zero-padded."
       [HEADER.seq]: padSeq(fact.number),
     };
     let lastError: unknown;

@@ -1,4 +1,5 @@
-// Recipe: prefix-count compare-and-set (seed, "Prefix-count compare-and-set").
+// Recipe: prefix-count compare-and-set (Ursula v0.9.0, Conditional Writes,
+// §Prefix-count compare-and-set).
 //
 // Several writers extend one application/json log, and each commit must be validated against
 // the whole log before it. Every commit is appended with Stream-Seq = n, the number of events the
@@ -8,12 +9,12 @@
 // writers sending the same count one wins and the other gets 409 and reads on.
 //
 // Rules for the stream as a whole (the writer cannot enforce them, your deployment must):
-//  - Seed step 1, "Every writer, every append": every append to this stream, by every writer,
+//  - Step 1, "Every writer, every append": every append to this stream, by every writer,
 //    carries a prefix-count Stream-Seq. An append without one is not checked and leaves the
 //    stored value alone, so a writer that read only the events before it could still win.
-//  - Seed step 1: create the stream with a PUT *without* Stream-Seq, so nothing is stored and the
+//  - Step 1: create the stream with a PUT *without* Stream-Seq, so nothing is stored and the
 //    first commit's 0 is accepted. A seeded value can make every honest commit answer 409.
-//  - Seed step 3: n counts every event since the stream was created. Once retention trims the
+//  - Step 3: n counts every event since the stream was created. Once retention trims the
 //    start, those events can't be read (offset=-1 answers 410). Keep the count in every snapshot
 //    you publish and count on from it, or never advance retention on a prefix-count stream. By
 //    default this writer reads from offset -1 and so needs the whole log (a 410 surfaces as an
@@ -32,7 +33,7 @@ import { HEADER, padSeq, readToTail, STREAM_START, UnexpectedResponse } from "./
 export interface CommitEvent<T = unknown> {
   writer: string;
   /**
-   * The operation ID, the same on every attempt of one commit. Seed: "If the response to an
+   * The operation ID, the same on every attempt of one commit. Conditional Writes: "If the response to an
    * append is lost, you can't tell whether it committed. Put an operation ID in each commit, and
    * before retrying, read the new events and look for it."
    */
@@ -179,7 +180,7 @@ export class PrefixCountWriter<T = unknown> {
   }
 
   /**
-   * Seed step 3, "Read to the tail": from where this writer stopped, with consistency=leader,
+   * Step 3, "Read to the tail": from where this writer stopped, with consistency=leader,
    * following Stream-Next-Offset until Stream-Up-To-Date: true. Returns the new events (k).
    */
   async readOn(): Promise<unknown[]> {
@@ -248,7 +249,8 @@ export class PrefixCountWriter<T = unknown> {
       const events: CommitEvent<T>[] = payloads.map((data, index) => ({ writer: this.writerId, commit: commitId, attempt, index, data }));
       // Step 4: "append it with Stream-Seq set to n, zero-padded to a fixed width. On a new
       // stream, the first commit sends 0." Not n + events.length: sending the count after your
-      // own commit is not a compare-and-set (seed: "Do not send the count after your own commit").
+      // own commit is not a compare-and-set (Conditional Writes: "Do not send the count after your
+      // own commit").
       const streamSeq = padSeq(n);
 
       let res: Response;
@@ -285,7 +287,8 @@ export class PrefixCountWriter<T = unknown> {
         continue;
       }
 
-      // Seed: "A 409 with Stream-Last-Seq comes only from the Stream-Seq check, and the recipes
+      // Conditional Writes: "A 409 with Stream-Last-Seq comes only from the Stream-Seq check, and
+      // the recipes
       // below treat every other 409 as an error" (a closed stream, a Content-Type mismatch ...).
       // Every other non-2xx is an error too.
       throw await UnexpectedResponse.from(`POST ${this.url} (commit ${commitId}, Stream-Seq ${streamSeq})`, res);

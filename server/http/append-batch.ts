@@ -1,6 +1,7 @@
 // POST /{bucket}/{stream}/append-batch (spec §2.10): length-framed appends, one ack per frame.
 // The guards of a single append have no per-frame form here, so they are refused rather than
-// dropped: a silently ignored Stream-Seq would defeat the seed's compare-and-set.
+// dropped: a silently ignored Stream-Seq would defeat the compare-and-set of
+// Ursula v0.9.0, Conditional Writes.
 
 import { frameMessages, MAX_BATCH_BYTES, parseFrames, type FrameAck } from "../protocol/append-batch";
 import { parseContentType } from "../protocol/content-type";

@@ -119,7 +119,12 @@ export function renderError(error: ProtocolError): Response {
     h.set(H.connection, "close");
   }
   h.set(H.contentType, "application/json");
-  const response = new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), { status, headers: h });
+  const body: { code: string; message: string; boundary_before?: string; boundary_after?: string } = { code: error.code, message: error.message };
+  if (c.boundaries !== undefined) {
+    body.boundary_before = formatOffset(c.boundaries.before);
+    body.boundary_after = formatOffset(c.boundaries.after);
+  }
+  const response = new Response(JSON.stringify({ error: body }), { status, headers: h });
   codes.set(response, error.code);
   return response;
 }

@@ -3,7 +3,7 @@
 
 import { fail, ok, type Parsed } from "../protocol/errors";
 import { parseOffsetToken } from "../protocol/offsets";
-import { STREAM_SORT_KEYS, type StreamFilters, type StreamSortKey } from "../introspection-api";
+import { BUCKET_SORT_KEYS, STREAM_SORT_KEYS, type BucketSortKey, type StreamFilters, type StreamSortKey } from "../introspection-api";
 import type { BrowseQuery } from "../storage/browse";
 import { decodeCursor } from "../storage/browse";
 import type { IndexPosition } from "../storage/message-index";
@@ -23,6 +23,11 @@ export function parseLimit(q: URLSearchParams, fallback: number, max: number): P
   if (raw === null) return ok(fallback);
   if (!LIMIT.test(raw) || Number(raw) > max) return fail("INVALID_QUERY", `limit must be an integer from 1 to ${max}`);
   return ok(Number(raw));
+}
+
+/** The bucket list's order: by ID, or by live readers (http/reader-routes.ts). */
+export function parseBucketSort(url: URL): Parsed<BucketSortKey> {
+  return oneOf<BucketSortKey>(url.searchParams, "sort", BUCKET_SORT_KEYS, "name");
 }
 
 export function parseBrowseQuery(url: URL): Parsed<BrowseQuery> {

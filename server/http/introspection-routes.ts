@@ -18,7 +18,8 @@ import { streamKey, type StreamState } from "../protocol/state";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { pageAboveFloor } from "./retained-index";
-import { parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
+import { parseBucketSort, parseIndexPosition, parseLimit, parseSearchQuery, parseBrowseQuery } from "./introspection-query";
+import { bucketsByReaders } from "./reader-routes";
 import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
 import type { BucketSummary, ListQuery, Page } from "../storage/store";
@@ -59,9 +60,15 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
   app.get("/api/buckets", async (c) => {
     const query = parseListQuery(new URL(c.req.url), 100);
     if (!query.ok) return renderError(query.error);
+    const sort = parseBucketSort(new URL(c.req.url));
+    if (!sort.ok) return renderError(sort.error);
     const v = gate.visibility(c.req.raw);
-    const page = v.all ? await deps.store.listBuckets(query.value) : await visibleBuckets(deps, gate.principal(c.req.raw).buckets!, query.value);
-    return json({ buckets: page.items.map(bucketRowJson), total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
+    const mine = gate.principal(c.req.raw).buckets;
+    const list = (q: ListQuery) => (v.all ? deps.store.listBuckets(q) : visibleBuckets(deps, mine!, q));
+    const page = sort.value === "readers" ? await bucketsByReaders(deps.store, deps.hub, query.value, list, v.sees) : await list(query.value);
+    if (isProtocolError(page)) return renderError(page);
+    const buckets = page.items.map((b) => bucketRowJson(b, deps.hub.readersIn(b.bucket)));
+    return json({ buckets, sort: sort.value, total: page.total, total_capped: page.totalCapped, next_cursor: page.nextCursor, has_more: page.hasMore } satisfies BucketPage);
   });
 
   app.get("/api/buckets/:bucket/streams", async (c) => {
@@ -71,6 +78,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     if (!query.ok) return renderError(query.error);
     if (!(await deps.store.hasBucket(bucket.value))) return renderError(protocolError("BUCKET_NOT_FOUND", "bucket not found"));
     const q = query.value;
+    const v = gate.visibility(c.req.raw);
     // A page as large as a listing's takes a read turn like one (stream-page.ts).
     await nextReadTurn();
     const page = await deps.store.introspection.browseStreams(bucket.value, q);
@@ -79,7 +87,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
       prefix: q.prefix,
       total: page.total,
       total_capped: page.totalCapped,
-      streams: page.items.map((row) => streamListRowJson(row, gate.visibility(c.req.raw))),
+      streams: page.items.map((item) => streamListRowJson(item, deps.hub.readersOf(item.state.id), v)),
       next_cursor: page.nextCursor,
       has_more: page.hasMore,
       sort: q.sort,
@@ -156,7 +164,7 @@ async function visibleCounts(deps: AppDeps, buckets: ReadonlySet<string>): Promi
     found++;
     streams += bucket.streams;
   }
-  return { live_readers: deps.hub.activeIn(buckets), streams, buckets: found };
+  return { live_readers: [...buckets].reduce((n, b) => n + deps.hub.readersIn(b), 0), streams, buckets: found };
 }
 
 /** A page of the buckets a token is limited to: it learns nothing of the others, not even their number. */

@@ -13,8 +13,8 @@ export function bucketJson(b: BucketInfo): { bucket_id: string; created_at_ms: n
   return { bucket_id: b.bucket, created_at_ms: b.createdAtMs, streams: b.streams };
 }
 
-export function bucketRowJson(b: BucketSummary): BucketRow {
-  return { bucket_id: b.bucket, stream_count: b.streamCount };
+export function bucketRowJson(b: BucketSummary, liveReaders: number): BucketRow {
+  return { bucket_id: b.bucket, stream_count: b.streamCount, live_readers: liveReaders };
 }
 
 /** One stream of GET /{bucket}/streams (spec §2.4). */
@@ -32,7 +32,7 @@ export function streamSummaryJson(s: StreamSummary): StreamSummaryJson {
 }
 
 /** One row of the console's stream list: the public listing's fields and the state of the guards. */
-export function streamListRowJson({ state, producers }: BrowseItem, v: Visibility): StreamListRow {
+export function streamListRowJson({ state, producers }: BrowseItem, liveReaders: number, v: Visibility): StreamListRow {
   return {
     ...streamSummaryJson(summarize(state)),
     last_stream_seq: state.lastSeq,
@@ -40,5 +40,6 @@ export function streamListRowJson({ state, producers }: BrowseItem, v: Visibilit
     message_count: state.messageCount,
     forked: state.fork !== null,
     fork_source: state.fork ? visibleKey(v, state.fork.sourceKey) : null,
+    live_readers: liveReaders,
   };
 }

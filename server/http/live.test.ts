@@ -46,7 +46,7 @@ describe("long-poll (spec §4.3)", () => {
     expect(res.headers.get("Stream-Up-To-Date")).toBe("true");
     expect(res.headers.get("Stream-Cursor")).toMatch(/^[0-9]+$/);
   });
-  test("[SEED] a deleted stream ends the wait promptly with 404", async () => {
+  test("[CW] a deleted stream ends the wait promptly with 404", async () => {
     const started = Date.now();
     const poll = h.request("GET", `/live-b/s?offset=${tail}&live=long-poll`);
     await Bun.sleep(20);
@@ -54,7 +54,7 @@ describe("long-poll (spec §4.3)", () => {
     expect((await poll).status).toBe(404);
     expect(Date.now() - started).toBeLessThan(1000);
   });
-  test("[SEED] a recreated stream ends a wait that carried the token with 412 and the new token, never its data", async () => {
+  test("[CW] a recreated stream ends a wait that carried the token with 412 and the new token, never its data", async () => {
     const head = await h.request("HEAD", "/live-b/s");
     const token = head.headers.get("Stream-Incarnation")!;
     const poll = h.request("GET", `/live-b/s?offset=${tail}&live=long-poll`, { headers: { "Stream-Incarnation": token } });
@@ -153,7 +153,7 @@ describe("SSE (spec §4.4)", () => {
     const data = [...text.matchAll(/event: data\ndata:([^\n]*)\n/g)].map((m) => m[1]).join("");
     expect(data).toBe(mib.repeat(10));
   }, 20_000);
-  test("[SEED] deletion while subscribed sends event: error and ends", async () => {
+  test("[CW] deletion while subscribed sends event: error and ends", async () => {
     const res = await h.request("GET", `/live-b/s?offset=${tail}&live=sse`);
     setTimeout(() => void h.request("DELETE", "/live-b/s"), 30);
     const text = await readSse(res, (t) => t.includes("event: error"));

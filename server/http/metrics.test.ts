@@ -124,8 +124,38 @@ test("route families, as app.ts routes paths", () => {
     ["OPTIONS", "/b123/s", "preflight"],
     ["GET", "/a/b/c", "other"],
     ["GET", "/b123/", "other"],
+    ["POST", "/b123/s/append-batch", "append_batch"],
+    ["PUT", "/b123/s/attrs", "attrs"],
+    ["GET", "/b123/s/attrs/x", "other"],
+    ["GET", "/b123/s/snapshot", "snapshot"],
+    ["DELETE", "/b123/s/snapshot/0000000000000000_0000000000000004", "snapshot"],
+    ["GET", "/b123/s/snapshot/", "other"],
+    ["PUT", "/b123/s/retention/7", "retention"],
+    ["PUT", "/b123/s/retention/7/8", "other"],
+    ["GET", "/b123/s/bootstrap", "bootstrap"],
+    ["GET", "/b123//bootstrap", "other"],
+    ["GET", "/v1/stream/x/attrs", "stream"],
   ];
   expect(cases.map(([method, raw]) => ROUTE_FAMILIES[routeFamily(method, raw)])).toEqual(cases.map(([, , family]) => family));
+});
+
+test("each sub-resource counts under its own family, answered or refused", async () => {
+  expect((await h.request("PUT", "/met-b/sub", { headers: TEXT, body: "abcd" })).status).toBe(201);
+  expect((await h.request("GET", "/met-b/sub/attrs")).status).toBe(200);
+  expect((await h.request("PUT", "/met-b/sub/snapshot", { headers: TEXT, body: "snap" })).status).toBe(400);
+  expect((await h.request("GET", "/met-b/sub/snapshot")).status).toBe(404);
+  expect((await h.request("PUT", "/met-b/sub/retention", { headers: TEXT })).status).toBe(400);
+  expect((await h.request("GET", "/met-b/sub/bootstrap")).status).toBe(200);
+  expect((await h.request("DELETE", "/met-b/sub/append-batch")).status).toBe(405);
+  expect((await h.request("GET", "/met-b/sub/nonesuch")).status).toBe(404);
+
+  const counted = [...(await scrape())].filter(([k]) => k.startsWith("ursa_http_requests_total") && !k.includes('family="admin"'));
+  const families = new Map<string, number>();
+  for (const [k, n] of counted) {
+    const family = /family="([^"]+)"/.exec(k)![1]!;
+    families.set(family, (families.get(family) ?? 0) + n);
+  }
+  expect(Object.fromEntries(families)).toEqual({ stream: 1, attrs: 1, snapshot: 2, retention: 1, bootstrap: 1, append_batch: 1, other: 1 });
 });
 
 test("a request that holds the event loop shows in the lag metrics", async () => {

@@ -8,20 +8,35 @@ import { ROUTE_FAMILIES, type RouteFamily } from "../ops/server-metrics";
 import type { AppDeps } from "./deps";
 import { answerTo, errorCodeOf } from "./error-map";
 import { rawPathname } from "./paths";
+import { SUB_RESOURCES } from "./sub-resources";
 
 const FAMILY = Object.fromEntries(ROUTE_FAMILIES.map((f, i) => [f, i])) as Record<RouteFamily, number>;
 
-/** The route family of a raw path, as app.ts routes it. */
+/** A sub-resource's family by its path segment, and whether a further segment (its argument) is routed. */
+const SUB_FAMILY = new Map([...SUB_RESOURCES].map(([name, spec]) => [name, { family: FAMILY[spec.family], takesArgument: spec.takesArgument }]));
+
+/**
+ * The route family of a raw path, as app.ts routes it. Worked out from the path rather than from
+ * the row that matched: the gate (security/gate.ts) answers some requests before any row is
+ * tried, and those count in the family of the route they asked for.
+ */
 export function routeFamily(method: string, raw: string): number {
   if (method === "OPTIONS") return FAMILY.preflight;
   if (raw.startsWith("/__ursula/")) return FAMILY.admin;
   if (raw === "/" || raw === "/ui" || raw.startsWith("/ui/")) return FAMILY.console;
   if (raw === "/v1/stream" || raw.startsWith("/v1/stream/")) return FAMILY.stream;
-  // Counted for every request: indexes, no substrings.
+  // Counted for every request: indexes, no substrings but the one sub-resource segment.
   const slash = raw.indexOf("/", 1);
   if (slash < 0) return raw.length > 1 ? FAMILY.bucket : FAMILY.other;
-  if (slash === raw.length - 1 || raw.indexOf("/", slash + 1) >= 0) return FAMILY.other;
-  return raw.length - slash === 8 && raw.endsWith("/streams") ? FAMILY.listing : FAMILY.stream;
+  if (slash === raw.length - 1) return FAMILY.other;
+  const second = raw.indexOf("/", slash + 1);
+  if (second < 0) return raw.length - slash === 8 && raw.endsWith("/streams") ? FAMILY.listing : FAMILY.stream;
+  if (second === slash + 1) return FAMILY.other;
+  const third = raw.indexOf("/", second + 1);
+  const sub = SUB_FAMILY.get(third < 0 ? raw.slice(second + 1) : raw.slice(second + 1, third));
+  if (sub === undefined) return FAMILY.other;
+  if (third < 0) return sub.family;
+  return sub.takesArgument && third < raw.length - 1 && raw.indexOf("/", third + 1) < 0 ? sub.family : FAMILY.other;
 }
 
 /**

@@ -96,9 +96,10 @@ async function longPoll(
     if (refused) return refused;
     deps.closeIdleAfter(req, 0);
     const deadline = Date.now() + within(q.timeoutMs ?? deps.limits.longPollTimeoutMs, credentialLeftMs);
+    const place = { bucket: state.bucket, offset: start, startedAtMs: Date.now() };
     for (;;) {
       const remaining = deadline - Date.now();
-      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client, state.bucket) : "timeout";
+      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client, place) : "timeout";
       const now = await deps.store.get(path.key);
       if (!now || now.id !== state.id || now.softDeleted) {
         // The stream this reader waited on is gone: a recreated one is not a continuation.

@@ -82,7 +82,7 @@ const scenarios: Scenario[] = [
   { name: "latest snapshot of a missing stream", method: "GET", path: "/test-b/nope/snapshot", status: 404, code: "STREAM_NOT_FOUND" },
   { name: "latest snapshot with a stale Stream-Incarnation", method: "GET", path: "/test-b/snap/snapshot", headers: { "Stream-Incarnation": "1" }, status: 412, code: "STREAM_INCARNATION_MISMATCH" },
   { name: "snapshot read at an older offset", method: "GET", path: `/test-b/snap/snapshot/${at(8)}`, status: 404, code: "SNAPSHOT_NOT_FOUND" },
-  // A read that would be 404 without the header stays one [SEED].
+  // A read that would be 404 without the header stays one [CW].
   { name: "snapshot read at an older offset with a stale Stream-Incarnation", method: "GET", path: `/test-b/snap/snapshot/${at(8)}`, headers: { "Stream-Incarnation": "1" }, status: 404, code: "SNAPSHOT_NOT_FOUND" },
   { name: "snapshot read with a stale Stream-Incarnation", method: "GET", path: `/test-b/snap/snapshot/${at(16)}`, headers: { "Stream-Incarnation": "1" }, status: 412, code: "STREAM_INCARNATION_MISMATCH" },
   { name: "snapshot read at -1", method: "GET", path: "/test-b/snap/snapshot/-1", status: 400, code: "INVALID_OFFSET" },

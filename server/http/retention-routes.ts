@@ -3,8 +3,10 @@
 
 import { isProtocolError } from "../protocol/errors";
 import { formatOffset } from "../protocol/offsets";
+import { targetOffset } from "../protocol/retention";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
+import { withNearestBoundaries } from "./nearest-boundaries";
 import { baseHeaders, H } from "./headers";
 import type { StreamPath } from "./paths";
 import { parseResourceTarget } from "./resource-target";
@@ -16,7 +18,7 @@ export async function advanceRetention(deps: AppDeps, req: Request, path: Stream
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
   const outcome = await deps.store.advanceRetention(path.key, target.value, incarnation.value);
-  if (isProtocolError(outcome)) return renderError(outcome);
+  if (isProtocolError(outcome)) return renderError(await withNearestBoundaries(deps.store, path.key, targetOffset(target.value), outcome));
   const h = baseHeaders();
   h.set(H.retainedOffset, formatOffset(outcome.state.retained));
   h.set(H.incarnation, outcome.state.incarnation);

@@ -6,10 +6,12 @@ import { DEFAULT_CONTENT_TYPE, parseContentType } from "../protocol/content-type
 import { fail, isProtocolError, ok, protocolError, type Parsed } from "../protocol/errors";
 import { formatOffset } from "../protocol/offsets";
 import { decideSnapshotDelete, decideSnapshotRead, precheckPublish, snapshotDigest, type PublishRequest } from "../protocol/snapshot";
+import { targetOffset } from "../protocol/retention";
 import type { SnapshotMeta, StreamState } from "../protocol/state";
 import type { SnapshotReader, SnapshotUpload } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
+import { withNearestBoundaries } from "./nearest-boundaries";
 import { baseHeaders, H } from "./headers";
 import { TOO_SLOW, type PacedBody } from "./body-pace";
 import { tooSlow } from "./body";
@@ -55,7 +57,7 @@ export async function publishSnapshot(deps: AppDeps, req: Request, path: StreamP
       return renderError(received.error);
     }
     const outcome = await deps.store.publishSnapshot(path.key, upload, request.value, received.value.digest, received.value.mentionsBoundary);
-    if (isProtocolError(outcome)) return renderError(outcome);
+    if (isProtocolError(outcome)) return renderError(await withNearestBoundaries(deps.store, path.key, targetOffset(request.value.target), outcome));
     const h = snapshotHeaders(outcome.state, outcome.snapshot);
     h.set(H.nextOffset, formatOffset(outcome.state.tail));
     return new Response(null, { status: 204, headers: h });

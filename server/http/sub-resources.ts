@@ -1,6 +1,7 @@
 // A stream's sub-resources (spec §1.1, §2.10–§2.18) and the methods each answers. HEAD is
 // answered where GET is, with GET's headers, no body, and no TTL renewal (spec §7.1).
 
+import type { RouteFamily } from "../ops/server-metrics";
 import { protocolError } from "../protocol/errors";
 import { appendBatch } from "./append-batch";
 import { getAttrs, putAttrs } from "./attrs-routes";
@@ -14,6 +15,8 @@ import { deleteSnapshot, latestSnapshot, publishSnapshot, readSnapshot } from ".
 type Handler = (deps: AppDeps, req: Request, path: StreamPath, arg: string | null, head: boolean) => Promise<Response> | Response;
 
 interface SubResource {
+  /** Its label in ursa_http_requests_total (observe.ts). */
+  family: RouteFamily;
   takesArgument: boolean;
   /** Handlers by method, without and with the path argument. */
   bare: Partial<Record<string, Handler>>;
@@ -21,11 +24,13 @@ interface SubResource {
 }
 
 const attrs: SubResource = {
+  family: "attrs",
   takesArgument: false,
   bare: { GET: (d, r, p, _a, head) => getAttrs(d, r, p, head), PUT: (d, r, p) => putAttrs(d, r, p) },
 };
 
 const snapshot: SubResource = {
+  family: "snapshot",
   takesArgument: true,
   // PUT …/snapshot?record=N publishes at a record ordinal (spec §2.13).
   bare: { GET: (d, r, p, _a, head) => latestSnapshot(d, r, p, head), PUT: (d, r, p) => publishSnapshot(d, r, p, null) },
@@ -37,6 +42,7 @@ const snapshot: SubResource = {
 };
 
 const retention: SubResource = {
+  family: "retention",
   takesArgument: true,
   bare: { PUT: (d, r, p) => advanceRetention(d, r, p, null) },
   withArgument: { PUT: (d, r, p, a) => advanceRetention(d, r, p, a) },
@@ -46,8 +52,8 @@ export const SUB_RESOURCES = new Map<string, SubResource>([
   ["attrs", attrs],
   ["snapshot", snapshot],
   ["retention", retention],
-  ["bootstrap", { takesArgument: false, bare: { GET: (d, r, p, _a, head) => bootstrap(d, r, p, head) } }],
-  ["append-batch", { takesArgument: false, bare: { POST: (d, r, p) => appendBatch(d, r, p) } }],
+  ["bootstrap", { family: "bootstrap", takesArgument: false, bare: { GET: (d, r, p, _a, head) => bootstrap(d, r, p, head) } }],
+  ["append-batch", { family: "append_batch", takesArgument: false, bare: { POST: (d, r, p) => appendBatch(d, r, p) } }],
 ]);
 
 export function subResource(deps: AppDeps, req: Request, path: StreamPath, name: string, arg: string | null): Promise<Response> | Response {

@@ -92,6 +92,6 @@ export async function deleteStream(deps: AppDeps, req: Request, path: StreamPath
   if (!incarnation.ok) return renderError(incarnation.error);
   const outcome = await deps.store.delete(path.key, incarnation.value);
   if (isProtocolError(outcome)) return renderError(outcome);
-  // [SEED] DELETE is the one success that carries no Stream-Incarnation.
+  // [CW] DELETE is the one success that carries no Stream-Incarnation.
   return new Response(null, { status: 204, headers: baseHeaders() });
 }

@@ -138,3 +138,27 @@ test("live readers are capped server-wide and per client address, and counted by
   a1.close();
   expect([hub.active, hub.activeOf("sse")]).toEqual([0, 0]);
 });
+
+test("each reader's place: kind, client, bucket, the offset it was sent up to, and when it began; counts per stream and bucket", async () => {
+  const { hub, commit } = hubWithStore();
+  const sse = hub.subscribe(3, undefined, "10.0.0.1", { bucket: "b1", offset: 0, startedAtMs: 1_000 });
+  const poll = hub.wait(3, 5_000, undefined, "10.0.0.2", { bucket: "b1", offset: 4, startedAtMs: 2_000 });
+  const other = hub.subscribe(9, undefined, "10.0.0.3", { bucket: "b2", offset: 7, startedAtMs: 3_000 });
+  expect([hub.readersOf(3), hub.readersOf(9), hub.readersOf(4)]).toEqual([2, 1, 0]);
+  expect([hub.readersIn("b1"), hub.readersIn("b2"), hub.readersIn("b3")]).toEqual([2, 1, 0]);
+  expect(new Map(hub.bucketsWithReaders())).toEqual(new Map([["b1", 2], ["b2", 1]]));
+  expect(hub.readers(3).sort((a, b) => a.startedAtMs - b.startedAtMs)).toEqual([
+    { kind: "sse", client: "10.0.0.1", bucket: "b1", offset: 0, startedAtMs: 1_000 },
+    { kind: "long-poll", client: "10.0.0.2", bucket: "b1", offset: 4, startedAtMs: 2_000 },
+  ]);
+  sse.sentTo(4);
+  expect(hub.readers(3).find((r) => r.kind === "sse")!.offset).toBe(4);
+
+  commit([appended(8, 4)]);
+  expect(await poll).toBe("changed");
+  sse.close();
+  expect([hub.readersOf(3), hub.readersIn("b1"), hub.readers(3)]).toEqual([0, 0, []]);
+  expect(hub.bucketsWithReaders()).toEqual([["b2", 1]]);
+  other.close();
+  expect([hub.active, hub.bucketsWithReaders()]).toEqual([0, []]);
+});

@@ -11,6 +11,25 @@ export type Wake = "changed" | "gone" | "timeout" | "shutdown" | "aborted";
 
 export type LiveKind = "sse" | "long-poll";
 
+/**
+ * Where a live reader is, for the introspection API (http/reader-routes.ts): its stream's bucket,
+ * the offset everything before which it has been sent, and when it began. Kept on the listener
+ * and moved on by the reader itself, so a wake costs nothing more.
+ */
+export interface ReaderPlace {
+  bucket: string;
+  offset: number;
+  startedAtMs: number;
+}
+
+/** One live reader as the introspection API lists it. */
+export interface LiveReader extends ReaderPlace {
+  kind: LiveKind;
+  client: string;
+}
+
+const NOWHERE: ReaderPlace = { bucket: "", offset: 0, startedAtMs: 0 };
+
 /** Why a live read may not start: the server holds as many as it may, or this client does. */
 export type LiveRefusal = "server" | "client";
 
@@ -35,6 +54,8 @@ export interface Subscription {
   next(timeoutMs: number): Promise<Wake>;
   /** Stops listening. Once nobody listens, the newest append's bytes are let go of. */
   close(): void;
+  /** Everything before `offset` has been sent to this reader. */
+  sentTo(offset: number): void;
 }
 
 class Listener implements Subscription {
@@ -46,6 +67,9 @@ class Listener implements Subscription {
   private timerAt = Infinity;
   private dueAt = Infinity;
   private closed = false;
+  readonly bucket: string;
+  offset: number;
+  readonly startedAtMs: number;
 
   constructor(
     private readonly hub: LiveHub,
@@ -54,8 +78,11 @@ class Listener implements Subscription {
     initial: Wake | null,
     readonly kind: LiveKind,
     readonly client: string,
-    readonly bucket: string,
+    place: ReaderPlace,
   ) {
+    this.bucket = place.bucket;
+    this.offset = place.offset;
+    this.startedAtMs = place.startedAtMs;
     this.missed = initial;
     signal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -89,6 +116,10 @@ class Listener implements Subscription {
     this.timer = undefined;
     this.signal?.removeEventListener("abort", this.onAbort);
     this.hub.leave(this);
+  }
+
+  sentTo(offset: number): void {
+    this.offset = offset;
   }
 
   private arm(ms: number): void {
@@ -134,11 +165,26 @@ export class LiveHub {
     return this.byKind[kind];
   }
 
-  /** Live readers of streams in these buckets. */
-  activeIn(buckets: Iterable<string>): number {
-    let n = 0;
-    for (const bucket of buckets) n += this.byBucket.get(bucket) ?? 0;
-    return n;
+  /** Live readers of stream `id` now. */
+  readersOf(id: number): number {
+    return this.listeners.get(id)?.size ?? 0;
+  }
+
+  /** Live readers of the streams of `bucket` now. */
+  readersIn(bucket: string): number {
+    return this.byBucket.get(bucket) ?? 0;
+  }
+
+  /** Every bucket with live readers, and how many. */
+  bucketsWithReaders(): [string, number][] {
+    return [...this.byBucket];
+  }
+
+  /** The live readers of stream `id`, as they are now. */
+  readers(id: number): LiveReader[] {
+    const set = this.listeners.get(id);
+    if (!set) return [];
+    return [...set].map((l) => ({ kind: l.kind, client: l.client, bucket: l.bucket, offset: l.offset, startedAtMs: l.startedAtMs }));
   }
 
   /** Whether one more live read from `client` must be refused, and why; null if it may start. */
@@ -148,27 +194,27 @@ export class LiveHub {
     return null;
   }
 
-  /** Listens to stream `id` (in `bucket`) until closed: an SSE session's standing interest. */
-  subscribe(id: number, signal?: AbortSignal, client = "", bucket = ""): Subscription {
-    return this.listen(id, signal, "sse", client, bucket);
+  /** Listens to stream `id` until closed: an SSE session's standing interest. */
+  subscribe(id: number, signal?: AbortSignal, client = "", place = NOWHERE): Subscription {
+    return this.listen(id, signal, "sse", client, place);
   }
 
-  private listen(id: number, signal: AbortSignal | undefined, kind: LiveKind, client: string, bucket: string): Listener {
+  private listen(id: number, signal: AbortSignal | undefined, kind: LiveKind, client: string, place: ReaderPlace): Listener {
     const initial: Wake | null = this.shuttingDown ? "shutdown" : signal?.aborted ? "aborted" : null;
-    const listener = new Listener(this, id, signal, initial, kind, client, bucket);
+    const listener = new Listener(this, id, signal, initial, kind, client, place);
     let set = this.listeners.get(id);
     if (!set) this.listeners.set(id, (set = new Set()));
     set.add(listener);
     this.size++;
     this.byKind[kind]++;
     this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
-    this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + 1);
+    this.byBucket.set(place.bucket, (this.byBucket.get(place.bucket) ?? 0) + 1);
     return listener;
   }
 
   /** One long-poll wait: resolves on the next commit that touches stream `id`, its deletion, the timeout, abort or shutdown. */
-  async wait(id: number, timeoutMs: number, signal?: AbortSignal, client = "", bucket = ""): Promise<Wake> {
-    const subscription = this.listen(id, signal, "long-poll", client, bucket);
+  async wait(id: number, timeoutMs: number, signal?: AbortSignal, client = "", place = NOWHERE): Promise<Wake> {
+    const subscription = this.listen(id, signal, "long-poll", client, place);
     try {
       return await subscription.next(timeoutMs);
     } finally {

@@ -129,7 +129,7 @@ function dataAndControl(payload: SsePayload, p: ControlPoint, clientCursor: stri
 type Send = (event: string | Uint8Array) => void;
 
 async function run(o: SseSessionOptions, send: Send, room: () => Promise<void>, signal: AbortSignal): Promise<void> {
-  const subscription = o.hub.subscribe(o.state.id, signal, o.client, o.state.bucket);
+  const subscription = o.hub.subscribe(o.state.id, signal, o.client, { bucket: o.state.bucket, offset: o.start, startedAtMs: Date.now() });
   try {
     await follow(o, send, room, subscription, signal);
   } finally {
@@ -162,6 +162,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
         send(dataAndControl(payload, p, o.cursor));
         lastControl = p.resting;
         offset = payload.end;
+        subscription.sentTo(offset);
         if (p.closed) return;
         await room();
         continue;

@@ -1,4 +1,5 @@
-// The conditional-write rules of the seed, one test (at least) per bullet, on the pure decision.
+// The rules of Ursula v0.9.0, Conditional Writes [CW], one test (at least) per bullet, on the pure
+// decision.
 
 import { describe, expect, test } from "bun:test";
 import { applyAppend, decideAppend, type AppendDecision, type AppendRequest } from "./append";
@@ -26,8 +27,8 @@ function run(state: StreamState, r: AppendRequest): { decision: AppendDecision; 
   return { decision, state: decision.kind === "accepted" ? applyAppend(state, decision.effect, 1) : state };
 }
 
-describe("Stream-Seq on appends [SEED]", () => {
-  test("[SEED] an append is accepted only when its value is strictly greater, and the value is then stored", () => {
+describe("Stream-Seq on appends [CW]", () => {
+  test("[CW] an append is accepted only when its value is strictly greater, and the value is then stored", () => {
     let s = streamState({ lastSeq: "005" });
     const r1 = run(s, req({ streamSeq: "006" }));
     expect(r1.decision.kind).toBe("accepted");
@@ -35,29 +36,29 @@ describe("Stream-Seq on appends [SEED]", () => {
     s = r1.state;
     expect(run(s, req({ streamSeq: "006" })).decision.kind).toBe("error");
   });
-  test('[SEED] bytewise: "10" is not greater than "9"', () => {
+  test('[CW] bytewise: "10" is not greater than "9"', () => {
     const d = decide(streamState({ lastSeq: "9" }), req({ streamSeq: "10" }));
     expect(d).toMatchObject({ kind: "error", code: "STREAM_SEQ_CONFLICT" });
   });
-  test("[SEED] the 409 carries STREAM_SEQ_CONFLICT, the current tail and the stored value, and neither Stream-Closed nor Producer-Expected-Seq", () => {
+  test("[CW] the 409 carries STREAM_SEQ_CONFLICT, the current tail and the stored value, and neither Stream-Closed nor Producer-Expected-Seq", () => {
     const d = decide(streamState({ lastSeq: "005", tail: 42 }), req({ streamSeq: "004" }));
     expect(d).toMatchObject({ kind: "error", code: "STREAM_SEQ_CONFLICT" });
     if (d.kind !== "error") throw new Error();
     expect(d.context).toEqual({ nextOffset: 42, lastSeq: "005", incarnation: "100" });
   });
-  test("[SEED] the scope is the stream: a value is checked against every writer's earlier values", () => {
+  test("[CW] the scope is the stream: a value is checked against every writer's earlier values", () => {
     let s = run(streamState(), req({ streamSeq: "003", producer: P("a", 0, 0) })).state;
     expect(decide(s, req({ streamSeq: "003", producer: P("b", 0, 0) }))).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
     expect(decide(s, req({ streamSeq: "002" }))).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
     s = run(s, req({ streamSeq: "004", producer: P("b", 0, 0) })).state;
     expect(s.lastSeq).toBe("004");
   });
-  test("[SEED] an append without Stream-Seq is not checked and leaves the stored value unchanged", () => {
+  test("[CW] an append without Stream-Seq is not checked and leaves the stored value unchanged", () => {
     const r = run(streamState({ lastSeq: "005" }), req());
     expect(r.decision.kind).toBe("accepted");
     expect(r.state.lastSeq).toBe("005");
   });
-  test("[SEED] a refused append commits nothing: no bytes, no Stream-Seq, no producer progress, no TTL renewal", () => {
+  test("[CW] a refused append commits nothing: no bytes, no Stream-Seq, no producer progress, no TTL renewal", () => {
     const s = streamState({ lastSeq: "005", producers: ProducerTable.from([["p", producer(1, 3)]]), ttlSeconds: 60, touchedAtMs: 0 });
     const r = run(s, req({ streamSeq: "001", producer: P("p", 1, 4) }));
     expect(r.decision.kind).toBe("error");
@@ -65,49 +66,49 @@ describe("Stream-Seq on appends [SEED]", () => {
   });
 });
 
-describe("producer interplay [SEED]", () => {
+describe("producer interplay [CW]", () => {
   const withP = (lastSeq = 3, lastNext = 10) => streamState({ lastSeq: "009", tail: 10, producers: ProducerTable.from([["p", producer(1, lastSeq, 5, lastNext)]]) });
 
-  test("[SEED] deduplication runs first: a retry is a duplicate, not a 409, though its Stream-Seq is no longer greater", () => {
+  test("[CW] deduplication runs first: a retry is a duplicate, not a 409, though its Stream-Seq is no longer greater", () => {
     const d = decide(withP(), req({ streamSeq: "009", producer: P("p", 1, 3) }));
     expect(d.kind).toBe("duplicate");
   });
-  test("[SEED] a repeat of the producer's newest write carries its original Stream-Next-Offset", () => {
+  test("[CW] a repeat of the producer's newest write carries its original Stream-Next-Offset", () => {
     expect(decide(withP(3, 10), req({ producer: P("p", 1, 3) }))).toMatchObject({ kind: "duplicate", nextOffset: 10, lastSeq: 3, epoch: 1 });
   });
-  test("[SEED] a repeat of an older write carries no Stream-Next-Offset", () => {
+  test("[CW] a repeat of an older write carries no Stream-Next-Offset", () => {
     expect(decide(withP(3, 10), req({ producer: P("p", 1, 1) }))).toMatchObject({ kind: "duplicate", nextOffset: null, lastSeq: 3 });
   });
-  test("[SEED] an append rejected with 409 uses up no Producer-Seq: the same seq with a greater Stream-Seq is then accepted", () => {
+  test("[CW] an append rejected with 409 uses up no Producer-Seq: the same seq with a greater Stream-Seq is then accepted", () => {
     const s = withP();
     const refused = run(s, req({ streamSeq: "001", producer: P("p", 1, 4) }));
     expect(refused.decision).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
     expect(refused.state.producers.get("p")!.lastSeq).toBe(3);
     expect(run(refused.state, req({ streamSeq: "010", producer: P("p", 1, 4) })).decision.kind).toBe("accepted");
   });
-  test("[SEED] a Stream-Seq 409 on a new epoch's first write does not fence the old epoch", () => {
+  test("[CW] a Stream-Seq 409 on a new epoch's first write does not fence the old epoch", () => {
     const s = withP();
     const refused = run(s, req({ streamSeq: "001", producer: P("p", 2, 0) }));
     expect(refused.decision).toMatchObject({ code: "STREAM_SEQ_CONFLICT" });
     expect(run(refused.state, req({ streamSeq: "010", producer: P("p", 1, 4) })).decision.kind).toBe("accepted");
   });
-  test("[SEED] once the new epoch's first append is accepted, the old epoch answers 403", () => {
+  test("[CW] once the new epoch's first append is accepted, the old epoch answers 403", () => {
     const taken = run(withP(), req({ streamSeq: "010", producer: P("p", 2, 0) }));
     expect(taken.decision.kind).toBe("accepted");
     const d = decide(taken.state, req({ streamSeq: "011", producer: P("p", 1, 4) }));
     expect(d).toMatchObject({ kind: "error", code: "PRODUCER_EPOCH_STALE", context: { producerEpoch: 2 } });
   });
-  test("[SEED] an out-of-order Producer-Seq answers 409 with Producer-Expected-Seq and without Stream-Last-Seq", () => {
+  test("[CW] an out-of-order Producer-Seq answers 409 with Producer-Expected-Seq and without Stream-Last-Seq", () => {
     const d = decide(withP(), req({ streamSeq: "010", producer: P("p", 1, 7) }));
     expect(d).toMatchObject({ kind: "error", code: "PRODUCER_SEQ_CONFLICT", context: { expectedSeq: 4, receivedSeq: 7 } });
     if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
   });
-  test("[SEED] a closed stream answers 409 with Stream-Closed: true and without Stream-Last-Seq", () => {
+  test("[CW] a closed stream answers 409 with Stream-Closed: true and without Stream-Last-Seq", () => {
     const d = decide(streamState({ closed: true, lastSeq: "009", tail: 10 }), req({ streamSeq: "001" }));
     expect(d).toMatchObject({ kind: "error", code: "STREAM_CLOSED", context: { closed: true, nextOffset: 10 } });
     if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
   });
-  test("[SEED] a different Content-Type answers 409 CONTENT_TYPE_MISMATCH without Stream-Last-Seq; parameters count", () => {
+  test("[CW] a different Content-Type answers 409 CONTENT_TYPE_MISMATCH without Stream-Last-Seq; parameters count", () => {
     const d = decide(streamState({ lastSeq: "009" }), req({ contentType: "application/json; charset=utf-8", streamSeq: "001" }));
     expect(d).toMatchObject({ kind: "error", code: "CONTENT_TYPE_MISMATCH" });
     if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
@@ -118,22 +119,22 @@ describe("producer interplay [SEED]", () => {
   });
 });
 
-describe("Stream-Incarnation on appends [SEED]", () => {
+describe("Stream-Incarnation on appends [CW]", () => {
   test("a 403 or 409 about the stream carries its current token, so a client can tell which stream refused", () => {
     const s = streamState({ incarnation: "200", lastSeq: "009", producers: ProducerTable.from([["p", producer(2, 0)]]) });
     expect(decide(s, req({ streamSeq: "001" }))).toMatchObject({ code: "STREAM_SEQ_CONFLICT", context: { incarnation: "200" } });
     expect(decide(s, req({ producer: P("p", 1, 0) }))).toMatchObject({ code: "PRODUCER_EPOCH_STALE", context: { incarnation: "200" } });
   });
-  test("[SEED] a mismatch answers 412 with the current token, never Stream-Last-Seq, and before any 409", () => {
+  test("[CW] a mismatch answers 412 with the current token, never Stream-Last-Seq, and before any 409", () => {
     const s = streamState({ incarnation: "200", lastSeq: "009", closed: true });
     const d = decide(s, req({ incarnation: "100", streamSeq: "001" }));
     expect(d).toMatchObject({ kind: "error", code: "STREAM_INCARNATION_MISMATCH", context: { incarnation: "200" } });
     if (d.kind === "error") expect(d.context.lastSeq).toBeUndefined();
   });
-  test("[SEED] a request that would answer 404 without the header still does", () => {
+  test("[CW] a request that would answer 404 without the header still does", () => {
     expect(decide(undefined, req({ incarnation: "100" }))).toMatchObject({ code: "STREAM_NOT_FOUND" });
   });
-  test("[SEED] without the header nothing changes", () => {
+  test("[CW] without the header nothing changes", () => {
     expect(decide(streamState({ incarnation: "200" }), req()).kind).toBe("accepted");
   });
 });

@@ -56,7 +56,7 @@ function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerC
   const incarnation = state.incarnation;
   let evicts: string | null = null;
   let restartsForgotten = false;
-  // Producer deduplication precedes every conflict check [SEED], so a retry of the write that
+  // Producer deduplication precedes every conflict check [CW], so a retry of the write that
   // closed the stream, or whose Stream-Seq is no longer greater, is still a duplicate.
   if (req.producer) {
     const remembered = rememberedProducer(state.producers, req.producer.id, clock);
@@ -113,7 +113,7 @@ function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerC
     return protocolError(
       "STREAM_SEQ_CONFLICT",
       `Stream-Seq ${JSON.stringify(req.streamSeq)} is not greater than the last accepted ${JSON.stringify(state.lastSeq)}`,
-      // lastSeq cannot be null here: only a stream holding a value refuses one [SEED].
+      // lastSeq cannot be null here: only a stream holding a value refuses one [CW].
       { nextOffset: state.tail, lastSeq: state.lastSeq!, incarnation },
     );
   }
@@ -128,7 +128,7 @@ function decideOnStream(state: StreamState, req: AppendRequest, clock: ProducerC
 }
 
 function duplicateOf(p: ProducerState, tuple: ProducerTuple, state: StreamState): AppendDecision {
-  // [SEED] a repeat of the newest write carries its original Stream-Next-Offset; an older one none.
+  // [CW] a repeat of the newest write carries its original Stream-Next-Offset; an older one none.
   const newest = tuple.seq === p.lastSeq;
   return {
     kind: "duplicate",

@@ -1,5 +1,5 @@
 // Content types (spec §1.5): normalization keeps parameters, so `application/json; charset=utf-8`
-// and `application/json` are different types [SEED].
+// and `application/json` are different types [CW].
 
 import { fail, ok, type Parsed } from "./errors";
 

@@ -9,22 +9,22 @@ type Source = { state: StreamState | undefined; appendAt: (offset: number) => nu
 const decide = (existing: Parameters<typeof decideCreate>[0], r: Parameters<typeof decideCreate>[1], source: Source | null, attrs: string | null = null) =>
   decideCreate(existing, r, source && { state: source.state, appendAt: source.state && r.fork ? source.appendAt(forkOffset(r.fork, source.state)) : null }, attrs);
 
-describe("PUT and Stream-Seq [SEED]", () => {
-  test("[SEED] a PUT that creates the stream stores its Stream-Seq as the starting value without checking it", () => {
+describe("PUT and Stream-Seq [CW]", () => {
+  test("[CW] a PUT that creates the stream stores its Stream-Seq as the starting value without checking it", () => {
     const d = decide(undefined, req({ streamSeq: "000" }), null);
     expect(d).toMatchObject({ kind: "create", plan: { streamSeq: "000" } });
   });
-  test("[SEED] a PUT that finds the stream already there ignores the header", () => {
+  test("[CW] a PUT that finds the stream already there ignores the header", () => {
     const existing = streamState({ lastSeq: "009" });
     expect(decide(existing, req({ streamSeq: "001" }), null)).toEqual({ kind: "exists", state: existing });
   });
 });
 
-describe("PUT and Stream-Incarnation [SEED]", () => {
-  test("[SEED] a PUT with the header for a missing stream answers 412 and creates nothing", () => {
+describe("PUT and Stream-Incarnation [CW]", () => {
+  test("[CW] a PUT with the header for a missing stream answers 412 and creates nothing", () => {
     expect(decide(undefined, req({ incarnation: "5" }), null)).toMatchObject({ kind: "error", code: "STREAM_INCARNATION_MISMATCH" });
   });
-  test("[SEED] a PUT of an existing stream with another incarnation's token answers 412 with the current one", () => {
+  test("[CW] a PUT of an existing stream with another incarnation's token answers 412 with the current one", () => {
     expect(decide(streamState({ incarnation: "7" }), req({ incarnation: "5" }), null)).toMatchObject({
       code: "STREAM_INCARNATION_MISMATCH",
       context: { incarnation: "7" },

@@ -82,7 +82,7 @@ export function decideCreate(
     return { kind: "exists", state: existing };
   }
   if (req.incarnation !== null) {
-    // [SEED] a PUT carrying a token for a missing stream creates nothing.
+    // [CW] a PUT carrying a token for a missing stream creates nothing.
     return protocolError("STREAM_INCARNATION_MISMATCH", "no stream exists at this path, so it cannot be the incarnation you named", {});
   }
   if (req.producer && req.producer.seq !== 0) {

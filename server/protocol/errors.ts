@@ -79,6 +79,8 @@ interface ContextFields {
   wwwAuthenticate: string;
   /** Whether a create (PUT) met the soft-deleted path, as its own path or as its fork source (spec §7.4). */
   onCreate: boolean;
+  /** The message boundaries around an offset that falls inside a message, as byte positions. */
+  boundaries: { before: number; after: number };
 }
 type Field = keyof ContextFields;
 
@@ -119,6 +121,8 @@ interface ErrorContexts {
   OFFSET_OUT_OF_RANGE: Holding<"nextOffset">;
   STREAM_GONE: Holding<"nextOffset" | "earliestOffset">;
   STREAM_SOFT_DELETED: Holding<"onCreate">;
+  /** With the boundaries around the offset once they are looked up (http/nearest-boundaries.ts). */
+  INVALID_SNAPSHOT: Holding<never, "boundaries">;
 }
 
 export type ContextOf<C extends ErrorCode> = C extends keyof ErrorContexts ? ErrorContexts[C] : None;

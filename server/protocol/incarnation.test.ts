@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { incarnationMismatch, parseIncarnationToken } from "./incarnation";
 
-describe("Stream-Incarnation is opaque (spec §5.4) [SEED]", () => {
+describe("Stream-Incarnation is opaque (spec §5.4) [CW]", () => {
   test("any value a header can carry is a token, compared later for equality", () => {
     for (const v of ["1767225600000", "abc", "ursula-7f3a", "", "with space\tand tab", "caf\u00e9", "x".repeat(256)]) {
       expect(parseIncarnationToken(v)).toEqual({ ok: true, value: v });

@@ -1,4 +1,4 @@
-// Stream-Incarnation (spec §5.4) [SEED]: one shared check, so every endpoint that addresses a
+// Stream-Incarnation (spec §5.4) [CW]: one shared check, so every endpoint that addresses a
 // stream honours the header the same way. The token is opaque to clients and compared for
 // equality: a token ursa never issued (a made-up string, one from another server) names no
 // incarnation of this stream, which is a 412, not a malformed request.

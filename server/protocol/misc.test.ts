@@ -21,7 +21,7 @@ describe("offsets (spec §3.1)", () => {
 });
 
 describe("content types (spec §1.5)", () => {
-  test("[SEED] normalization lowercases and keeps parameters", () => {
+  test("[CW] normalization lowercases and keeps parameters", () => {
     expect(parseContentType(" Application/JSON;Charset=UTF-8 ")).toEqual({ ok: true, value: "application/json; charset=utf-8" });
     expect(isJsonType("application/json; charset=utf-8")).toBe(true);
     expect(isSseTextType("text/csv")).toBe(true);
@@ -47,7 +47,7 @@ describe("lifetimes (spec §7.1)", () => {
 });
 
 describe("reads (spec §4.1, §5.4)", () => {
-  test("[SEED] 404 wins over 412, and for reads 416 wins over 412", () => {
+  test("[CW] 404 wins over 412, and for reads 416 wins over 412", () => {
     expect(planReadStart(undefined, { kind: "start" }, "1")).toMatchObject({ code: "STREAM_NOT_FOUND" });
     expect(planReadStart(streamState({ tail: 5, incarnation: "2" }), { kind: "position", position: 6 }, "1")).toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
     expect(planReadStart(streamState({ tail: 5, incarnation: "2" }), { kind: "position", position: 5 }, "1")).toMatchObject({ code: "STREAM_INCARNATION_MISMATCH" });
@@ -56,7 +56,7 @@ describe("reads (spec §4.1, §5.4)", () => {
 });
 
 describe("incarnation tokens and cursors", () => {
-  test("[SEED] tokens strictly increase, even when the clock does not", () => {
+  test("[CW] tokens strictly increase, even when the clock does not", () => {
     expect(nextIncarnation(100, 50)).toBe(101);
     expect(nextIncarnation(100, 500)).toBe(500);
   });

@@ -54,7 +54,7 @@ export function initialState(plan: CreatePlan, incarnation: string, nowMs: numbe
 /**
  * A PUT's body, close and producer, applied as an append at `start` (the new stream's tail):
  * null when the PUT carries none of them. A create's Stream-Seq is the stream's starting value,
- * not a guarded write (spec §2.5 [SEED]), so the append carries none.
+ * not a guarded write (spec §2.5 [CW]), so the append carries none.
  */
 export function createAppend(plan: CreatePlan, start: number): AppendEffect | null {
   if (plan.messages.length === 0 && !plan.close && plan.producer === null) return null;

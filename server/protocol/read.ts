@@ -13,7 +13,7 @@ export function planReadStart(state: StreamState | undefined, offset: OffsetInpu
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");
   if (state.softDeleted) return protocolError("STREAM_SOFT_DELETED", "stream was deleted; its forks still hold its data", { onCreate: false });
   // -1 (and an absent offset) is byte 0, not "the earliest retained": once retention has moved,
-  // it is gone like any other trimmed offset [SEED] ("a read from offset=-1 answers 410").
+  // it is gone like any other trimmed offset [CW] ("a read from offset=-1 answers 410").
   const start = offset.kind === "start" ? 0 : offset.kind === "now" ? state.tail : offset.position;
   const gone = belowFloor(state, start);
   if (gone) return gone;

@@ -106,7 +106,7 @@ export type SnapshotReadDecision = ProtocolError | { kind: "found"; state: Strea
 
 /**
  * GET …/snapshot (offset null: the latest) and GET …/snapshot/{offset}. A read that would be a 404
- * without Stream-Incarnation stays one [SEED], so the snapshot lookup precedes the 412.
+ * without Stream-Incarnation stays one [CW], so the snapshot lookup precedes the 412.
  */
 export function decideSnapshotRead(state: StreamState | undefined, offset: number | null, incarnation: string | null): SnapshotReadDecision {
   if (state === undefined) return protocolError("STREAM_NOT_FOUND", "stream not found");

@@ -34,7 +34,7 @@ export interface StreamState extends LifetimeState {
   messageCount: number;
   closed: boolean;
   closedBy: ProducerTuple | null;
-  /** The last accepted Stream-Seq [SEED]. */
+  /** The last accepted Stream-Seq [CW]. */
   lastSeq: string | null;
   createdAtMs: number;
   lastWriteAtMs: number | null;

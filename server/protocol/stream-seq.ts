@@ -1,4 +1,4 @@
-// Stream-Seq, the compare-and-set on a writer-chosen value (spec §5.2) [SEED].
+// Stream-Seq, the compare-and-set on a writer-chosen value (spec §5.2) [CW].
 
 import { fail, ok, type Parsed } from "./errors";
 
@@ -11,7 +11,7 @@ export function parseStreamSeq(raw: string | null): Parsed<string | null> {
   if (value.length === 0) return ok(null);
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    // [SEED] a value with any byte outside printable ASCII is ignored, never rejected.
+    // [CW] a value with any byte outside printable ASCII is ignored, never rejected.
     if (c < 0x20 || c > 0x7e) return ok(null);
   }
   // Printable ASCII is one byte a character, so the length is the byte count.

@@ -1,6 +1,6 @@
-// The seed's write guards (conditional-writes.md; spec §5.1–§5.3): Stream-Seq compare-and-set,
+// The write guards of Ursula v0.9.0, Conditional Writes (spec §5.1–§5.3): Stream-Seq compare-and-set,
 // producer deduplication, epoch fencing, sequence gaps and the producer limit. Each refusal must
-// commit nothing (the fingerprint is unchanged) and report what the seed says it reports.
+// commit nothing (the fingerprint is unchanged) and report what Conditional Writes says they report.
 
 import { describe, expect } from "bun:test";
 import type { EngineFactory } from "./engine";
@@ -9,7 +9,7 @@ import { appendReq, contract, created, createReq, expectError, fingerprint, HOUR
 export function guards(factory: EngineFactory): void {
   const t = (title: string, run: Parameters<typeof contract>[2], options?: Parameters<typeof contract>[3]) => contract(factory, title, run, options);
 
-  describe("Stream-Seq [SEED] §5.2", () => {
+  describe("Stream-Seq [CW] §5.2", () => {
     t("§5.2 a value strictly greater is accepted and stored; an equal or lower one is a 409 naming the stored value and the tail, committing nothing", async ({ engine }) => {
       const { store } = engine;
       await created(store, "guards/s");
@@ -19,7 +19,7 @@ export function guards(factory: EngineFactory): void {
         const before = await fingerprint(store, "guards/s");
         const refused = expectError(await store.append("guards/s", appendReq(["b"], { streamSeq: seq })), "STREAM_SEQ_CONFLICT");
         expect(refused.context).toMatchObject({ lastSeq: "005", nextOffset: 1 });
-        // Only the Stream-Seq check sets Stream-Last-Seq, and it carries no closure or producer facts [SEED].
+        // Only the Stream-Seq check sets Stream-Last-Seq, and it carries no closure or producer facts [CW].
         expect(refused.context.closed).toBeUndefined();
         expect(refused.context.expectedSeq).toBeUndefined();
         expect(await fingerprint(store, "guards/s")).toBe(before);
@@ -80,7 +80,7 @@ export function guards(factory: EngineFactory): void {
     });
   });
 
-  describe("racing writers [SEED]", () => {
+  describe("racing writers [CW]", () => {
     t("§5.2 prefix-count: of writers racing with the same count in one transaction exactly one wins, and each loser learns the winner's value", async ({ engine }) => {
       const { store } = engine;
       await created(store, "guards/log");
@@ -157,7 +157,7 @@ export function guards(factory: EngineFactory): void {
       await created(store, "guards/s", { streamSeq: "010" });
       await store.append("guards/s", appendReq(["a"], { producer: producer("p", 1, 0), streamSeq: "011" }));
       expectError(await store.append("guards/s", appendReq(["x"], { producer: producer("p", 2, 1) })), "INVALID_PRODUCER");
-      // The new owner's first write loses the Stream-Seq race: the old owner is not fenced yet [SEED].
+      // The new owner's first write loses the Stream-Seq race: the old owner is not fenced yet [CW].
       expectError(await store.append("guards/s", appendReq(["x"], { producer: producer("p", 2, 0), streamSeq: "011" })), "STREAM_SEQ_CONFLICT");
       expect((await store.append("guards/s", appendReq(["b"], { producer: producer("p", 1, 1), streamSeq: "012" }))).kind).toBe("accepted");
       expect((await store.append("guards/s", appendReq(["c"], { producer: producer("p", 2, 0), streamSeq: "013" }))).kind).toBe("accepted");

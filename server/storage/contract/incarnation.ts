@@ -1,4 +1,4 @@
-// Stream-Incarnation [SEED] (spec §1.8, §5.4): a token of another incarnation is a 412 carrying the
+// Stream-Incarnation [CW] (spec §1.8, §5.4): a token of another incarnation is a 412 carrying the
 // current token, ahead of every 403 and 409, after 404 (and 410); a refused write applies nothing.
 
 import { describe, expect } from "bun:test";
@@ -18,7 +18,7 @@ async function guarded(store: Store, key: string) {
 export function incarnation(factory: EngineFactory): void {
   const t = (title: string, run: Parameters<typeof contract>[2]) => contract(factory, title, run);
 
-  describe("Stream-Incarnation [SEED] §5.4", () => {
+  describe("Stream-Incarnation [CW] §5.4", () => {
     t("§5.4 another incarnation's token is a 412 before every 403 and 409 of an append, with the current token and tail, committing nothing", async ({ engine }) => {
       const { store } = engine;
       const state = await guarded(store, "incarnation/s");

@@ -1,6 +1,6 @@
-// Property (spec §5.1–§5.3, §5.6 [SEED]): any sequence of rounds of guarded appends to a few
+// Property (spec §5.1–§5.3, §5.6 [CW]): any sequence of rounds of guarded appends to a few
 // streams, each round submitted at once (one transaction, where the engine groups commits), some
-// rounds with a stream whose transactions fail, is answered as an independent model of the seed's
+// rounds with a stream whose transactions fail, is answered as an independent model of Conditional Writes'
 // rules predicts; the store then holds exactly the accepted writes, and so does a reopen and a crash.
 
 import { describe, expect, test } from "bun:test";
@@ -39,7 +39,7 @@ const roundArb: fc.Arbitrary<Round> = fc.record({
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** One stream as the seed says it must be: written independently of protocol/. */
+/** One stream as Ursula v0.9.0, Conditional Writes, says it must be: written independently of protocol/. */
 class ModelStream {
   messages: string[] = [];
   lastSeq: string | null = null;
@@ -74,7 +74,7 @@ class ModelStream {
 const outcomeOf = (d: AppendDecision) => (d.kind === "error" ? d.code : d.kind);
 
 export function model(factory: EngineFactory): void {
-  describe("the seed's guards against a model", () => {
+  describe("[CW] the guards against a model", () => {
     test("§5.1–§5.3 rounds of racing guarded appends, some meeting failing transactions, are answered as the model predicts, and a reopen and a crash find exactly the accepted writes", async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(roundArb, { minLength: 1, maxLength: 8 }), async (rounds) => {

@@ -1,5 +1,6 @@
 // What an answer means, in the console's words: the real cause of a refusal, with the values
-// that show it (what was sent next to what the stream holds) and the seed rule behind it. Plain
+// that show it (what was sent next to what the stream holds) and the rule of Ursula v0.9.0,
+// Conditional Writes, behind it. Plain
 // data, so it is tested without a DOM; components/explainers/CauseView.tsx renders it.
 //
 // A Stream-Seq 409 has two causes the server cannot tell apart, and the console says both:
@@ -10,7 +11,7 @@
 import type { Exchange } from "./types";
 import { classify, type Outcome } from "./outcome";
 import { getHeader, requestHeader, responseHeader } from "./headers";
-import type { SeedRuleId } from "../learn/seed";
+import type { CwRuleId } from "../learn/conditional-writes";
 import { parseBearerChallenge } from "./credentials";
 import { parsePath } from "./paths";
 
@@ -30,7 +31,7 @@ export interface Cause {
   /** The ways this answer can come about; `likely` marks the one this browser's history points to. */
   causes?: { title: string; text: string; likely?: boolean }[];
   next?: string;
-  rules: SeedRuleId[];
+  rules: CwRuleId[];
 }
 
 const pathOf = (p: string) => p.split("?")[0]!;

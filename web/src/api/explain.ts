@@ -1,5 +1,6 @@
 // Which response header explains the answer, and why — the inspector highlights these.
-// The choices follow the seed: a Stream-Seq 409 is explained by Stream-Last-Seq, a producer
+// The choices follow Ursula v0.9.0, Conditional Writes: a Stream-Seq 409 is explained by
+// Stream-Last-Seq, a producer
 // 409 by Producer-Expected-Seq, a closed 409 by Stream-Closed, a 412 by the new token.
 import type { Exchange } from "./types";
 import { classify } from "./outcome";

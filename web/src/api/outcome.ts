@@ -1,4 +1,5 @@
-// Names the outcome of an exchange with the vocabulary of the seed, so the timeline and the
+// Names the outcome of an exchange with the vocabulary of Ursula v0.9.0, Conditional Writes, so
+// the timeline and the
 // inspector can say "409 seq" rather than just "409". Headers decide as much as codes do:
 // a 409 with Stream-Last-Seq is a Stream-Seq conflict and nothing else (spec §5.2).
 import type { Exchange } from "./types";
@@ -52,7 +53,7 @@ export const OUTCOME_LABEL: Record<Outcome, string> = {
   network: "network",
 };
 
-/** Outcomes the chip filter offers first: the ones the seed distinguishes. */
+/** Outcomes the chip filter offers first: the ones Conditional Writes distinguishes. */
 export const WRITE_OUTCOMES: Outcome[] = [
   "accepted",
   "duplicate",

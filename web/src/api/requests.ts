@@ -9,7 +9,7 @@ export interface CreateSpec {
   path: string;
   contentType: string;
   lifetime: Lifetime;
-  /** A starting Stream-Seq (the seed warns against it on prefix-count streams); empty: none. */
+  /** A starting Stream-Seq (Conditional Writes warns against it on prefix-count streams); empty: none. */
   seed: string;
 }
 

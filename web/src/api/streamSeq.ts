@@ -1,10 +1,11 @@
-// Stream-Seq helpers, each a rule of the seed (conditional-writes.md, spec §5.2):
+// Stream-Seq helpers, each a rule of Ursula v0.9.0, Conditional Writes (§How Stream-Seq is
+// checked; spec §5.2):
 // bytewise comparison, zero-padding to a fixed width, printable ASCII only, 256-byte cap.
 
 export const SEQ_WIDTH = 20;
 export const SEQ_MAX_BYTES = 256;
 
-/** Zero-pad a count to the fixed width the seed recommends (20 digits). */
+/** Zero-pad a count to the fixed width Conditional Writes recommends (20 digits). */
 export function padSeq(n: number | bigint, width = SEQ_WIDTH): string {
   return String(n).padStart(width, "0");
 }

@@ -22,7 +22,7 @@ function memoryStorage() {
 }
 
 describe("AttemptLog", () => {
-  test("records newest first with the seed's outcome names", () => {
+  test("records newest first with the outcome names of Conditional Writes", () => {
     const log = new AttemptLog();
     log.record(ex({}, 204), "composer");
     log.record(ex({}, 409, [["stream-last-seq", "00000000000000000003"]], "STREAM_SEQ_CONFLICT"), "composer");

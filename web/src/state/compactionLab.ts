@@ -1,4 +1,5 @@
-// Compaction lab (seed: "Prefix-count compare-and-set", step 3; e2e/recipes/compaction.ts and
+// Compaction lab (Ursula v0.9.0, Conditional Writes, §Prefix-count compare-and-set,
+// step 3; e2e/recipes/compaction.ts and
 // bootstrap.ts do the same against the compiled binary). A prefix-count writer reads to the
 // tail, publishes a snapshot that records its event count and state there, and advances
 // retention to it. A second client bootstraps, takes n from the snapshot's count plus the
@@ -21,7 +22,8 @@ interface Event {
   n: number;
 }
 
-/** What writer A puts in its snapshot: the count the seed says to keep, unless the pitfall leaves it out. */
+/** What writer A puts in its snapshot: the count Conditional Writes says to keep, unless the
+ * pitfall leaves it out. */
 export interface CountedSnapshot {
   count?: number;
   state: { sum: number };
@@ -215,7 +217,7 @@ export function compactionSteps(withoutCount: boolean): ScriptStep<CompactionCtx
   if (withoutCount) {
     steps.push(
       bCommit("Commit 1 event with Stream-Seq n = 0", "B's count is too small: the stored value is 3, the count before A's last commit.", true, false),
-      bCommit("On the 409: read on, count the k new events, retry with n + k", "The seed's step 5. Nothing new was written, so k = 0 and the retry sends the same count.", true, true),
+      bCommit("On the 409: read on, count the k new events, retry with n + k", "Step 5 of the prefix-count recipe (Ursula v0.9.0, Conditional Writes). Nothing new was written, so k = 0 and the retry sends the same count.", true, true),
       bCommit("Retry once more", "Every retry answers 409: B can never commit again, and only fixing its count would help.", true, true),
     );
   } else {

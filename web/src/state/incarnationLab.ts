@@ -1,4 +1,5 @@
-// Incarnation lab (seed: "Guarding against a recreated stream"): keep a token, delete and
+// Incarnation lab (Ursula v0.9.0, Conditional Writes, §Guarding against a recreated stream): keep
+// a token, delete and
 // recreate the stream, replay an append, a read and a HEAD with the old token and get 412
 // carrying the new one; a missing stream still answers 404 with the header.
 import type { Exchange } from "../api/types";

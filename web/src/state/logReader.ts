@@ -1,4 +1,5 @@
-// Reading a JSON stream to its tail the way the seed's recipe says: consistency=leader,
+// Reading a JSON stream to its tail the way the recipe of Ursula v0.9.0, Conditional Writes, says:
+// consistency=leader,
 // continue from Stream-Next-Offset, stop at Stream-Up-To-Date: true. Shared by the labs
 // and the composer's retry.
 import type { ProtocolRequest } from "../api/types";

@@ -1,4 +1,5 @@
-// Outbox lab (seed: "Publishing committed facts"): one logical publisher sends committed
+// Outbox lab (Ursula v0.9.0, Conditional Writes, §Publishing committed facts): one logical
+// publisher sends committed
 // facts with producer headers and Stream-Seq = the commit number. A new owner takes over
 // with a higher epoch, republishes a fact the old owner already published, gets the
 // "already published" 409 (Stream-Last-Seq) and skips; once its first write is accepted,

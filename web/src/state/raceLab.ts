@@ -1,5 +1,5 @@
-// The race lab as a pure state machine: writers run the seed's prefix-count recipe
-// (conditional-writes.md, "Prefix-count compare-and-set") against one fresh stream.
+// The race lab as a pure state machine: writers run the prefix-count recipe (Ursula v0.9.0,
+// Conditional Writes, §Prefix-count compare-and-set) against one fresh stream.
 //   read to the tail, counting n → append with Stream-Seq = pad(n)
 //   → on a 409 with Stream-Last-Seq: read on from where you stopped, count k, retry with n + k.
 // Pitfall toggles bend exactly one rule each. Effects (HTTP) live in raceRunner.ts; this file
@@ -237,7 +237,7 @@ export function applyCommit(state: RaceState, w: number, action: Extract<RaceAct
       // The writer's own events are counted by its next read, like anyone else's.
       return { ...wr, entries, commit, attempt: 0, stalls: 0, accepted: wr.accepted + 1, phase: commit >= state.config.commitsPerWriter ? "done" : "read" };
     }
-    // Only a 409 that carries Stream-Last-Seq means "another writer committed first" (seed).
+    // Only a 409 that carries Stream-Last-Seq means "another writer committed first" (Conditional Writes).
     if (status === 409 && lastSeq !== undefined) {
       const attempt = wr.attempt + 1;
       const prev = [...wr.entries].reverse().find((e): e is CommitEntry => e.kind === "commit");

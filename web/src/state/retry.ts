@@ -1,4 +1,5 @@
-// "Retry from the 409": the seed's step 5 done for the user. A Stream-Seq 409 carries
+// "Retry from the 409": step 5 of the prefix-count recipe (Ursula v0.9.0, Conditional Writes) done
+// for the user. A Stream-Seq 409 carries
 // Stream-Last-Seq (the count before the winning commit) and Stream-Next-Offset (the tail),
 // so the writer can read on up to that tail, count the k events it had not seen, and retry
 // with n + k — without a separate read first. Offered only on a 409 with Stream-Last-Seq:

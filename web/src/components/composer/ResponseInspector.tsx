@@ -1,4 +1,4 @@
-// The answer to the last request: status, outcome in the seed's words, error code, timing,
+// The answer to the last request: status, outcome in Ursula's words, error code, timing,
 // every header (the explaining ones highlighted), the body, and the snippets.
 import type { Exchange } from "../../api/types";
 import { classify, OUTCOME_LABEL, outcomeTone } from "../../api/outcome";

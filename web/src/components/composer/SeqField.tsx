@@ -1,5 +1,5 @@
 // Stream-Seq value with the zero-pad helper and a live judgement of the value against the
-// seed's rules (fixed width, printable ASCII, 256 bytes).
+// rules of Ursula v0.9.0, Conditional Writes (fixed width, printable ASCII, 256 bytes).
 import { useState } from "preact/hooks";
 import { byteLength, judgeSeq, padSeq, SEQ_WIDTH } from "../../api/streamSeq";
 

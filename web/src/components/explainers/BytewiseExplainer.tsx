@@ -2,7 +2,7 @@
 // greater, byte by byte, next to what a numeric comparison would say.
 import { useState } from "preact/hooks";
 import { compareBytewise, firstDifference, padSeq } from "../../api/streamSeq";
-import { SeedRule } from "./SeedRule";
+import { CwRule } from "./CwRule";
 
 function Marked({ value, at }: { value: string; at: number }) {
   if (at < 0 || at >= value.length) return <code>"{value}"</code>;
@@ -57,7 +57,7 @@ export function BytewiseExplainer({ initial = ["10", "9"] }: { initial?: [string
           </>
         )}
       </p>
-      <SeedRule ids={["seq-bytewise"]} />
+      <CwRule ids={["seq-bytewise"]} />
     </div>
   );
 }

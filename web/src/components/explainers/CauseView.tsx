@@ -1,5 +1,6 @@
 // What an answer means (api/cause.ts): the headline, the values side by side, each possible
-// cause (the likely one marked, when this browser's history shows it), and the seed rule.
+// cause (the likely one marked, when this browser's history shows it), and the rule of Ursula
+// v0.9.0, Conditional Writes.
 // Only a person's own requests (composer, retry, the browse pages' buttons) count as "yours": the
 // labs and the demo play several writers from this one browser.
 import type { Exchange } from "../../api/types";
@@ -7,7 +8,7 @@ import { causeOf } from "../../api/cause";
 import { outcomeTone } from "../../api/outcome";
 import { attempts, type AttemptSource } from "../../state/attempts";
 import { auth } from "../../state/auth";
-import { SeedRule } from "./SeedRule";
+import { CwRule } from "./CwRule";
 
 const PERSONAL: AttemptSource[] = ["composer", "retry", "browse"];
 
@@ -54,7 +55,7 @@ export function CauseView({ ex }: { ex: Exchange }) {
         </ul>
       )}
       {c.next && <p class="cause-next">{c.next}</p>}
-      <SeedRule ids={c.rules} />
+      <CwRule ids={c.rules} />
     </div>
   );
 }

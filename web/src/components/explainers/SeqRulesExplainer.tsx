@@ -2,7 +2,7 @@
 // else makes the server ignore the header), at most 256 bytes.
 import { useState } from "preact/hooks";
 import { byteLength, nonPrintable, SEQ_MAX_BYTES } from "../../api/streamSeq";
-import { SeedRule } from "./SeedRule";
+import { CwRule } from "./CwRule";
 
 export function AsciiExplainer() {
   const [v, setV] = useState("00000000000000000007é");
@@ -17,7 +17,7 @@ export function AsciiExplainer() {
           ? `Ignored: ${bad.length} character${bad.length > 1 ? "s" : ""} outside 0x20–0x7E (at ${bad.join(", ")}). The append would go through unchecked.`
           : "Checked: every character is printable ASCII."}
       </p>
-      <SeedRule ids={["seq-ascii"]} />
+      <CwRule ids={["seq-ascii"]} />
     </div>
   );
 }
@@ -36,7 +36,7 @@ export function ByteCapExplainer() {
       <p class={n > SEQ_MAX_BYTES ? "error-text" : "muted"}>
         {n} of {SEQ_MAX_BYTES} bytes{n > SEQ_MAX_BYTES ? ": 400 INVALID_STREAM_SEQ" : ""}
       </p>
-      <SeedRule ids={["seq-cap"]} />
+      <CwRule ids={["seq-cap"]} />
     </div>
   );
 }
@@ -57,7 +57,7 @@ export function DedupExplainer() {
           Response lost; the same request again → <span class="chip info">duplicate</span> 204, not 409: the producer check answers first
         </li>
       </ol>
-      <SeedRule ids={["seq-dedup"]} />
+      <CwRule ids={["seq-dedup"]} />
     </div>
   );
 }

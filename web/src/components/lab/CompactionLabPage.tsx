@@ -7,7 +7,7 @@ import { auth } from "../../state/auth";
 import { links } from "../../state/router";
 import { Link } from "../common/Link";
 import { Panel } from "../common/Panel";
-import { SeedRule } from "../explainers/SeedRule";
+import { CwRule } from "../explainers/CwRule";
 import { ScriptedLabView } from "./ScriptedLabView";
 
 function Verdict() {
@@ -99,7 +99,7 @@ export function CompactionLabPage() {
               A prefix-count Stream-Seq counts every event since the stream was created. Once retention trims the start, nobody can count those events by reading: the
               snapshot has to say how many there were, and writers count on from it.
             </p>
-            <SeedRule ids={["prefix-3"]} />
+            <CwRule ids={["prefix-3"]} />
           </div>
           <div class="explainer">
             <h3>A count that is too small never wins</h3>
@@ -107,7 +107,7 @@ export function CompactionLabPage() {
               The stored value is the count before the latest commit. A writer whose count leaves events out sends something smaller, gets 409, reads on, finds
               nothing new, and sends the same value again: forever.
             </p>
-            <SeedRule ids={["prefix-seeded", "prefix-5"]} />
+            <CwRule ids={["prefix-seeded", "prefix-5"]} />
           </div>
           <div class="explainer">
             <h3>410 is where bootstrap starts</h3>

@@ -2,7 +2,7 @@
 import { incarnationLab, LAB_BUCKET } from "../../state/app";
 import { auth } from "../../state/auth";
 import { ScriptedLabView } from "./ScriptedLabView";
-import { SeedRule } from "../explainers/SeedRule";
+import { CwRule } from "../explainers/CwRule";
 
 export function IncarnationLabPage() {
   const ctx = incarnationLab.view.value;
@@ -40,7 +40,7 @@ export function IncarnationLabPage() {
               A 409 is about the stream you know; a 412 says it is gone and another one has its URL. Start over from the new one: drop what you derived from the old,
               read the new one from its start, and keep its token.
             </p>
-            <SeedRule ids={["inc-vs-409"]} />
+            <CwRule ids={["inc-vs-409"]} />
           </div>
           <div class="explainer">
             <h3>404 stays 404</h3>
@@ -48,7 +48,7 @@ export function IncarnationLabPage() {
               The token never turns a missing stream into a 412 (nor a read's 410 or 416), with one exception: a PUT carrying a token for a missing stream answers 412
               and creates nothing. Without the token nothing changes.
             </p>
-            <SeedRule ids={["inc-404", "inc-none"]} />
+            <CwRule ids={["inc-404", "inc-none"]} />
           </div>
         </aside>
       </div>

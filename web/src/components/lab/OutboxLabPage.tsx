@@ -5,7 +5,7 @@ import { FACTS, PRODUCER_ID } from "../../state/outboxLab";
 import { ScriptedLabView } from "./ScriptedLabView";
 import { DedupExplainer } from "../explainers/SeqRulesExplainer";
 import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
-import { SeedRule } from "../explainers/SeedRule";
+import { CwRule } from "../explainers/CwRule";
 
 export function OutboxLabPage() {
   const ctx = outboxLab.view.value;
@@ -40,12 +40,12 @@ export function OutboxLabPage() {
               on to the next one with the same Producer-Seq, or straight to the first after Stream-Last-Seq. Any other 409 is an error: skipping on it would lose a
               fact.
             </p>
-            <SeedRule ids={["outbox-3"]} />
+            <CwRule ids={["outbox-3"]} />
           </div>
           <div class="explainer">
             <h3>Gaps are forever</h3>
             <p>A fact skipped once can never be appended later: its number is no longer greater than the stored one. If the source lost a fact, publish a marker that tells readers to resynchronize.</p>
-            <SeedRule ids={["outbox-5"]} />
+            <CwRule ids={["outbox-5"]} />
           </div>
           <DedupExplainer />
           <BytewiseExplainer initial={["10", "9"]} />

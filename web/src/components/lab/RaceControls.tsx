@@ -1,7 +1,7 @@
 // Race lab settings (writers, commits, events per commit), the pitfall toggles with their
 // rules, and the run buttons.
 import { PITFALLS } from "./pitfalls";
-import { SeedRule } from "../explainers/SeedRule";
+import { CwRule } from "../explainers/CwRule";
 import { WRITER_NAMES } from "../../state/raceLab";
 import type { RaceRunner } from "../../state/raceRunner";
 import { LAB_BUCKET } from "../../state/app";
@@ -70,7 +70,7 @@ export function RaceControls({ lab }: { lab: RaceRunner }) {
                 <span class="rule">{p.rule}</span>
               </label>
               {cfg.pitfalls[p.key] && <span class="shows">{p.shows}</span>}
-              <SeedRule ids={p.seed} label="The seed's rule" />
+              <CwRule ids={p.cwRules} />
             </span>
           </div>
         ))}

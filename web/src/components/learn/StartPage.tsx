@@ -8,8 +8,8 @@ import { DEMO_STREAMS } from "../../state/demo";
 import { links } from "../../state/router";
 import { count } from "../../format";
 import { Link } from "../common/Link";
-import { SeedRule } from "../explainers/SeedRule";
-import type { SeedRuleId } from "../../learn/seed";
+import { CwRule } from "../explainers/CwRule";
+import type { CwRuleId } from "../../learn/conditional-writes";
 import { auth } from "../../state/auth";
 import { NeedNote } from "../access/NeedNote";
 
@@ -19,7 +19,7 @@ interface Guard {
   against: string;
   text: string[];
   lab: { href: string; label: string };
-  rules: SeedRuleId[];
+  rules: CwRuleId[];
 }
 
 const GUARDS: Guard[] = [
@@ -79,7 +79,7 @@ function GuardCard({ g }: { g: Guard }) {
         <Link href={g.lab.href} class="lab-link">
           {g.lab.label} →
         </Link>
-        <SeedRule ids={g.rules} />
+        <CwRule ids={g.rules} />
       </div>
     </section>
   );
@@ -215,7 +215,7 @@ export function StartPage() {
             <Link href={links.compaction()} class="lab-link">
               Compaction lab: snapshot, trim, count on, recover from a 410 →
             </Link>
-            <SeedRule ids={["prefix-3"]} />
+            <CwRule ids={["prefix-3"]} />
           </div>
         </div>
       </section>

@@ -1,5 +1,6 @@
 // Create a stream: ID, content type, lifetime, and an optional seeding Stream-Seq behind the
-// seed's warning. The exact request is previewed before it is sent, and the answer shown after.
+// warning of Ursula v0.9.0, Conditional Writes. The exact request is previewed before it is sent,
+// and the answer shown after.
 import { useState } from "preact/hooks";
 import type { Exchange } from "../../api/types";
 import { createRequest, pathProblem, type Lifetime } from "../../api/requests";
@@ -9,7 +10,7 @@ import { browseTransport } from "../../state/app";
 import { links } from "../../state/router";
 import { Dialog } from "../common/Dialog";
 import { Link } from "../common/Link";
-import { SeedRule } from "../explainers/SeedRule";
+import { CwRule } from "../explainers/CwRule";
 import { ActionResult } from "./ActionResult";
 import { RequestPreview } from "../common/RequestPreview";
 import { NeedNote } from "../access/NeedNote";
@@ -117,7 +118,7 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
               Don't seed a prefix-count stream: its first commit sends 0, which only beats “no value”. A stored value above the true count leaves every honest writer's
               count too small, so each of its retries answers 409.
             </div>
-            <SeedRule ids={["prefix-1", "prefix-seeded", "seq-put"]} />
+            <CwRule ids={["prefix-1", "prefix-seeded", "seq-put"]} />
           </div>
         )}
       </div>

@@ -12,7 +12,7 @@ import { browseTransport } from "../../state/app";
 import { auth } from "../../state/auth";
 import { RequestPreview } from "../common/RequestPreview";
 import { NeedNote } from "../access/NeedNote";
-import { SeedRule } from "../explainers/SeedRule";
+import { CwRule } from "../explainers/CwRule";
 import { ActionResult } from "./ActionResult";
 
 /** The stream as it is now, read when the dialog opens. */
@@ -162,7 +162,7 @@ function SnapshotEditor({ d }: { d: StreamDetail }) {
           Prefilled with <code>count</code>: the {d.message_count.toLocaleString("en-US")} messages before the tail. A prefix-count writer that bootstraps from this
           snapshot counts on from it; without it, once retention trims the start, its count is too small and every retry answers 409. Put your own state in{" "}
           <code>state</code>.
-          <SeedRule ids={["prefix-3"]} />
+          <CwRule ids={["prefix-3"]} />
         </div>
       )}
       <div class={`guard ${matchOn ? "on" : ""}`} style={{ border: "1px solid var(--border)", borderRadius: "var(--radius)" }}>
@@ -228,7 +228,7 @@ function RetentionConfirm({ d }: { d: StreamDetail }) {
       <div class="note small-line">
         Prefix-count streams: once the start is trimmed, the events before the floor cannot be counted from <code>offset=-1</code>. Advance retention only if the snapshot
         keeps the event count.
-        <SeedRule ids={["prefix-3"]} />
+        <CwRule ids={["prefix-3"]} />
       </div>
       <RequestPreview req={req} />
       {result ? (

@@ -13,7 +13,7 @@ import { browseTransport } from "../../state/app";
 import { Dialog } from "../common/Dialog";
 import { RequestPreview } from "../common/RequestPreview";
 import { ActionResult } from "./ActionResult";
-import { SeedRule } from "../explainers/SeedRule";
+import { CwRule } from "../explainers/CwRule";
 import { auth } from "../../state/auth";
 import { NeedNote } from "../access/NeedNote";
 import { AttrsForm, RetentionForm, SnapshotForm } from "./ResourceForms";
@@ -236,7 +236,7 @@ export function AppendForm({ t }: { t: ActionTarget }) {
             <div class="guard-body stack" style={{ gap: "4px" }}>
               <input class="mono" aria-label="Stream-Seq value" value={seq} onInput={(e) => setSeq(e.currentTarget.value)} spellcheck={false} />
               <span class="muted small-line">Prefilled with the message count, {t.messageCount}: the prefix count if every event was one message and you have read them all.</span>
-              <SeedRule ids={["seq-check", "prefix-4"]} />
+              <CwRule ids={["seq-check", "prefix-4"]} />
             </div>
           )}
         </div>

@@ -1,7 +1,8 @@
-// The seed's races, shared by e2e/recipes.test.ts (one server) and e2e/pg-recipes.test.ts (two
+// The races of Ursula v0.9.0, Conditional Writes, shared by e2e/recipes.test.ts (one server) and
+// e2e/pg-two-instances.test.ts (two
 // instances on one database, the racing clients split between them): the prefix-count race,
 // the outbox takeover and appends racing a recreate. Each takes one URL per server for the
-// same stream, and the HTTP helpers the seed tests check with.
+// same stream, and the HTTP helpers the [CW] tests check with.
 import { expect } from "vitest";
 import { FencedError, listSource, OutboxPublisher, padSeq, PrefixCountWriter, type CommitEvent, type CommitReceipt, type Fact, type PublishedFact } from "./recipes/index.ts";
 
@@ -9,7 +10,7 @@ type Data = { seen: number; n: number };
 
 export const JSON_TYPE = { "Content-Type": "application/json" };
 
-/** PUT an application/json stream; the seed's recipes create it without Stream-Seq. */
+/** PUT an application/json stream; the Conditional Writes recipes create it without Stream-Seq. */
 export async function createJson(url: string, headers: Record<string, string> = {}, body?: string): Promise<string> {
   const res = await fetch(url, { method: "PUT", headers: { ...JSON_TYPE, ...headers }, body });
   expect(res.status, await res.text()).toBe(201);
@@ -149,7 +150,7 @@ export function describeRace(r: RaceResult, writers = 8, commits = 25): string {
 }
 
 /**
- * The seed's outbox takeover ("Publishing committed facts"): owner A (epoch 1) publishes facts
+ * The outbox takeover (Conditional Writes, §Publishing committed facts): owner A (epoch 1) publishes facts
  * 1–8 and dies with fact 9 committed but unacknowledged; owner B (epoch 2) takes over from an
  * older checkpoint. `urlA` and `urlB` name one new, empty application/json stream, as each
  * owner reaches it (through two instances, or both through one server).
@@ -214,7 +215,8 @@ export async function outboxTakeover(urlA: string, urlB: string): Promise<void> 
 }
 
 /**
- * The seed's incarnation guard under a race: four appenders holding the old token keep going
+ * The incarnation guard (Conditional Writes, §Guarding against a recreated stream) under a race:
+  * four appenders holding the old token keep going
  * while the stream is deleted and created again, and none of their appends lands in the new
  * stream. `urls` name one stream that does not exist yet, each through a different server:
  * appender i writes through urls[i % n], the DELETE goes through the last, the PUT through the first.

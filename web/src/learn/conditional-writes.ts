@@ -1,8 +1,8 @@
-// The seed (Ursula v0.9.0 "Conditional Writes", Apache-2.0), quoted word for word: the console
+// Ursula's documentation (Ursula v0.9.0, Conditional Writes, Apache-2.0), quoted word for word: the console
 // explains each guard in its own words and puts the rule it rests on one click away. Never edit a
 // quote to say something else; if an explainer and a quote disagree, the explainer is wrong.
 
-export const SEED_SECTIONS = {
+export const CW_SECTIONS = {
   "seq": "How Stream-Seq is checked",
   "prefix": "Prefix-count compare-and-set",
   "outbox": "Publishing committed facts (outbox)",
@@ -10,7 +10,7 @@ export const SEED_SECTIONS = {
   "use": "its closing list: which guard for which job"
 } as const;
 
-export const SEED = {
+export const CW_RULES = {
   "seq-check": "Each stream stores the last accepted Stream-Seq. An append that carries Stream-Seq is accepted only when its value is strictly greater than the stored one, and the value is then stored.",
   "seq-bytewise": "The comparison is bytewise, not numeric: \"10\" sorts before \"9\". Use fixed-width values, such as a counter zero-padded to 20 digits.",
   "seq-ascii": "Values must be printable ASCII. A header with any other byte is ignored: the append is not checked and nothing is stored.",
@@ -52,9 +52,9 @@ export const SEED = {
   "use-neither": "Neither: append-only workloads where every write is independent, such as event logging. Just POST.",
 } as const;
 
-export type SeedRuleId = keyof typeof SEED;
+export type CwRuleId = keyof typeof CW_RULES;
 
-/** The section of the seed a rule comes from. */
-export function seedSection(id: SeedRuleId): string {
-  return SEED_SECTIONS[id.split("-")[0] as keyof typeof SEED_SECTIONS];
+/** The section of Conditional Writes a rule comes from. */
+export function cwSection(id: CwRuleId): string {
+  return CW_SECTIONS[id.split("-")[0] as keyof typeof CW_SECTIONS];
 }
