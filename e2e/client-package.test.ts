@@ -38,7 +38,7 @@ export function installPackedClient(): string {
 }
 
 function run(command: string, args: string[], name: ScenarioName): string {
-  const result = spawnSync(command, [...args, "run.js", name, ursa.url], { cwd: project, encoding: "utf8", timeout: 45_000 });
+  const result = spawnSync(command, [...args, "run.js", name, ursa.url], { cwd: project, encoding: "utf8", timeout: 45_000, env: { ...process.env, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" } });
   expect(result.stderr + (result.error?.message ?? ""), `${command} ${name}`).toBe("");
   expect(result.status, `${command} ${name}: ${result.stdout}`).toBe(0);
   return result.stdout.trim();
@@ -72,10 +72,31 @@ describe("Node, from the packed tarball", () => {
   test("[CW] Publishing committed facts: two publishers across a takeover at a higher epoch, facts 0..99 once and in order", { timeout: 30_000 }, () => {
     expect(run("node", [], "outbox")).toBe("100 facts once and in order; B skipped 2, A fenced at epoch 2");
   });
-  test("[CW] Guarding against a recreated stream: a reader and a writer both throw IncarnationMismatch", { timeout: 30_000 }, () => {
-    expect(run("node", [], "incarnation")).toMatch(/^writer and reader refused with 412/);
+  test("[CW] Guarding against a recreated stream: a long-poll reader, an SSE subscriber and a writer all throw IncarnationMismatch", { timeout: 30_000 }, () => {
+    expect(run("node", [], "incarnation")).toMatch(/^writer, long-poll reader and SSE subscriber refused with 412/);
   });
   test("[CW] Prefix-count step 3: a compaction, then a new writer counts on from the snapshot", { timeout: 30_000 }, () => {
     expect(run("node", [], "compaction")).toBe("compacted at count 6; new writer committed at 6, first writer at 7");
+  });
+});
+
+// Deno 2 from npm (the `deno` package ships the binary; Debian has none), run over the same
+// install: it resolves "ursa-client" from the project's node_modules.
+describe("Deno, from the same install", () => {
+  const deno = (name: ScenarioName) => run(DENO, ["run", "--allow-net", "--allow-read", "--allow-env"], name);
+  test("the binary is there", () => {
+    expect(execFileSync(DENO, ["--version"], { encoding: "utf8" })).toMatch(/^deno 2\./);
+  });
+  test("[CW] Prefix-count compare-and-set: 8 writers x 50 commits", { timeout: 60_000 }, () => {
+    expect(deno("prefixCount")).toMatch(/^400 commits, \d+ events, \d+ Stream-Seq 409s retried$/);
+  });
+  test("[CW] Publishing committed facts: takeover at a higher epoch", { timeout: 30_000 }, () => {
+    expect(deno("outbox")).toBe("100 facts once and in order; B skipped 2, A fenced at epoch 2");
+  });
+  test("[CW] Guarding against a recreated stream", { timeout: 30_000 }, () => {
+    expect(deno("incarnation")).toMatch(/^writer, long-poll reader and SSE subscriber refused with 412/);
+  });
+  test("[CW] Prefix-count step 3: compaction, then a writer counts on from the snapshot", { timeout: 30_000 }, () => {
+    expect(deno("compaction")).toBe("compacted at count 6; new writer committed at 6, first writer at 7");
   });
 });

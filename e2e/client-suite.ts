@@ -126,8 +126,8 @@ async function outbox(base: string): Promise<string> {
 }
 
 /**
- * [CW] Guarding against a recreated stream: a reader following the stream and a writer both know
- * its incarnation; the stream is deleted and created again (longer, so the reader's offset is still
+ * [CW] Guarding against a recreated stream: a long-poll reader, an SSE subscriber and a writer
+ * all know its incarnation; the stream is deleted and created again (longer, so the reader's offset is still
  * a valid position); both throw IncarnationMismatch with the new token, and nothing is applied.
  */
 async function incarnation(base: string): Promise<string> {
@@ -140,6 +140,10 @@ async function incarnation(base: string): Promise<string> {
   const follow = reader.read({ offset: "-1", live: "long-poll", timeoutMs: 200 });
   const first = await follow.next();
   check(!first.done && same(first.value.messages, ["a1", "a2", "a3"].map(ev)) && first.value.upToDate, "the reader catches up on the old stream");
+  const subscriber = new UrsaStream(url);
+  const subscription = subscriber.read({ offset: "-1", live: "sse" });
+  const pushed = await subscription.next();
+  check(!pushed.done && same(pushed.value.messages, ["a1", "a2", "a3"].map(ev)) && pushed.value.upToDate, "the SSE subscriber catches up on the old stream");
   const writer = new UrsaStream(url);
   await writer.append([ev("a4")]);
   check(writer.incarnation !== null && writer.incarnation === reader.incarnation, "reader and writer know the same incarnation");
@@ -156,12 +160,24 @@ async function incarnation(base: string): Promise<string> {
   check(writeError instanceof IncarnationMismatch && writeError.incarnation === current, `the writer: ${String(writeError)}`);
   const readError = await follow.next().catch((e: unknown) => e);
   check(readError instanceof IncarnationMismatch && readError.incarnation === current, `the reader: ${String(readError)}`);
+  // The subscription ended with event: error when the stream was deleted; the client asks, with
+  // its token, what happened, and the answer is the new incarnation.
+  // It had pushed a4 before that; nothing of the new stream ever arrives.
+  const pushedAfter: unknown[] = [];
+  let pushError: unknown = null;
+  try {
+    for (let next = await subscription.next(); !next.done; next = await subscription.next()) pushedAfter.push(...(next.value.messages ?? []));
+  } catch (error) {
+    pushError = error;
+  }
+  check(pushError instanceof IncarnationMismatch && pushError.incarnation === current, `the SSE subscriber: ${String(pushError)}`);
+  check(same(pushedAfter, [ev("a4")]), `the SSE subscriber got ${JSON.stringify(pushedAfter)} after catching up`);
   check(same(await wholeLog(url), ["b1", "b2", "b3", "b4", "b5", "b6"].map(ev)), "nothing of the old stream or the refused write is in the new one");
   // Start over: the new token, read from the start.
   reader.startOver(readError.incarnation);
   const again = await reader.readToTail("-1");
   check(again.messages.length === 6, "after startOver the reader reads the new stream from its start");
-  return `writer and reader refused with 412 (incarnation ${old} -> ${current})`;
+  return `writer, long-poll reader and SSE subscriber refused with 412 (incarnation ${old} -> ${current})`;
 }
 
 interface Add {
