@@ -17,6 +17,14 @@ import { OutcomeUnknown, StreamSeqConflict, UrsaError } from "./errors.js";
 import { padSeq, STREAM_START } from "./headers.js";
 import { UrsaStream, type ClientOptions } from "./stream.js";
 
+/**
+ * 128 random bits as hex. crypto.getRandomValues, unlike crypto.randomUUID, also exists on pages
+ * that are not a secure context.
+ */
+function newOperationId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export interface LogView {
   /** The number of events in the stream before the commit being decided. */
   readonly n: number;
@@ -134,7 +142,7 @@ export class PrefixCountWriter {
    * retried. Returns `{ n, nextOffset }`.
    */
   async commit(decide: Decide): Promise<Committed> {
-    const operationId = crypto.randomUUID();
+    const operationId = newOperationId();
     const attempts: Attempt[] = [];
     // Events read before the first lost attempt: from there on the log may hold this commit.
     let lostFrom: number | null = null;
