@@ -86,9 +86,12 @@ export async function resumeFromSnapshot<S>(stream: string | UrsaStream, options
 }
 
 /**
- * Commits with `resumed.writer`; when retention has moved past it (StreamGone) it counts on from
- * the newest snapshot and decides again. Nothing of the commit had landed (a 410 comes from the
- * read before an append), so nothing is written twice. `decide` sees the snapshot's state too.
+ * Ursula v0.9.0, Conditional Writes, prefix-count step 3, for a writer that keeps committing while
+ * others compact: "count on from" the newest snapshot instead of failing on the 410 that "a read
+ * from offset=-1 answers". Commits with `resumed.writer`; when retention has moved past it
+ * (StreamGone) it counts on from the newest snapshot and decides again. A StreamGone means no
+ * attempt of the commit landed (the writer throws OutcomeUnknown instead when an earlier answer
+ * was lost), so nothing is written twice. `decide` sees the snapshot's state too.
  */
 export async function commitResuming<S>(
   resumed: Resumed<S>,
@@ -110,7 +113,9 @@ export async function commitResuming<S>(
 
 /**
  * Everything a reader can know of the stream: from offset=-1 while nothing was trimmed, else, on
- * 410, the snapshot a bootstrap hands out plus the events after it.
+ * 410, the snapshot a bootstrap hands out plus the events after it. Ursula v0.9.0, Conditional
+ * Writes, prefix-count step 3: once trimmed, "a read from offset=-1 answers 410"; the count comes
+ * from the snapshot, never from counting what is left.
  */
 export async function readFromSnapshot<S>(stream: string | UrsaStream, options: Omit<PrefixCountWriterOptions, "start"> = {}): Promise<{ from: "start" | "snapshot"; state: S | null; count: number; events: unknown[] }> {
   const s = typeof stream === "string" ? new UrsaStream(stream, options) : stream;

@@ -13,7 +13,7 @@
 //  - step 3: n counts every event since the stream was created. Once retention trims the start,
 //    count on from a snapshot that keeps the count (compaction.ts), or never trim.
 
-import { OutcomeUnknown, StreamSeqConflict, UrsaError } from "./errors.js";
+import { OutcomeUnknown, StreamGone, StreamSeqConflict, UrsaError } from "./errors.js";
 import { padSeq, STREAM_START } from "./headers.js";
 import { UrsaStream, type ClientOptions } from "./stream.js";
 
@@ -147,7 +147,16 @@ export class PrefixCountWriter {
     // Events read before the first lost attempt: from there on the log may hold this commit.
     let lostFrom: number | null = null;
     for (;;) {
-      await this.readOn();
+      try {
+        await this.readOn();
+      } catch (error) {
+        // Trimmed past this writer after an answer was lost: whether that attempt landed can no
+        // longer be read, so counting on from a snapshot and retrying could write it twice.
+        if (error instanceof StreamGone && lostFrom !== null) {
+          throw new OutcomeUnknown(`commit ${operationId}: retention trimmed the stream before the lost attempt could be looked for`, error);
+        }
+        throw error;
+      }
       if (lostFrom !== null) {
         const found = this.find(operationId, lostFrom);
         if (found) return { n: this.base + found.position, nextOffset: null, size: found.size, operationId, attempts };

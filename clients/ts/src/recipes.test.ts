@@ -2,7 +2,7 @@
 // and that the incarnation goes out on every request once known. The same recipes run against
 // the compiled binary in e2e/client-package.test.ts.
 import { describe, expect, test } from "bun:test";
-import { IncarnationMismatch, ProducerFenced, StreamClosed, StreamSeqConflict } from "./errors.js";
+import { IncarnationMismatch, OutcomeUnknown, ProducerFenced, StreamClosed, StreamSeqConflict } from "./errors.js";
 import { padSeq, parseSeq } from "./headers.js";
 import { parseMultipart } from "./multipart.js";
 import { OutboxPublisher } from "./outbox-publisher.js";
@@ -175,4 +175,14 @@ describe("OutboxPublisher", () => {
     const { fetch } = scripted([seqConflict(2)]);
     await expect(pub(fetch).publish(5, {})).rejects.toBeInstanceOf(StreamSeqConflict);
   });
+});
+
+test("a 410 after a lost answer is OutcomeUnknown, not StreamGone: counting on could write the commit twice", async () => {
+  const lost = () => {
+    throw new TypeError("fetch failed");
+  };
+  const { fetch } = scripted([tail([], "o"), lost, json(410, { error: { code: "STREAM_GONE" } }, { "Stream-Earliest-Offset": "e" })]);
+  const w = new PrefixCountWriter("http://h/b/s", { fetch, operationIdOf: (e) => (e as { op?: string }).op });
+  const error = await w.commit((log) => [{ op: log.operationId }]).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(OutcomeUnknown);
 });

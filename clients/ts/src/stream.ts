@@ -203,11 +203,6 @@ export class UrsaStream {
     this.known = incarnation;
   }
 
-  /** The options this stream was made with, for a helper that opens the same stream again. */
-  get options(): UrsaStreamOptions {
-    return { token: this.token, fetch: this.doFetch, requestTimeoutMs: this.requestTimeoutMs };
-  }
-
   /**
    * PUT: create the stream, or find it with the same configuration. Sends no Stream-Seq, ever.
    * Ursula v0.9.0, Conditional Writes, prefix-count step 1: "Create the stream with a PUT without
@@ -256,13 +251,21 @@ export class UrsaStream {
     };
   }
 
-  /** POST Stream-Closed: true with no body: no more appends. */
+  /**
+   * POST Stream-Closed: true with no body: no more appends. Later appends answer 409 with
+   * Stream-Closed (StreamClosed), which Ursula v0.9.0, Conditional Writes keeps apart from a
+   * Stream-Seq 409: "A closed stream answers 409 with Stream-Closed: true".
+   */
   async close(): Promise<void> {
     const res = await this.send("POST", "", { headers: { [HEADER.closed]: "true" } });
     await res.body?.cancel();
   }
 
-  /** HEAD: the stream's metadata, checked against the known incarnation. */
+  /**
+   * HEAD: the stream's metadata, checked against the known incarnation (Ursula v0.9.0,
+   * Conditional Writes, "Guarding against a recreated stream": HEAD is among the requests that
+   * carry the token), so metadata of a recreated stream is never taken for the old one's.
+   */
   async head(): Promise<StreamInfo> {
     const res = await this.send("HEAD", "", {});
     const h = res.headers;
@@ -278,7 +281,11 @@ export class UrsaStream {
     };
   }
 
-  /** DELETE, checked against the known incarnation; the token is forgotten with the stream. */
+  /**
+   * DELETE, checked against the known incarnation, so it never deletes a stream recreated since
+   * (Ursula v0.9.0, Conditional Writes: DELETE carries the token too). The token is forgotten with
+   * the stream: "a DELETE" is the one success that carries none.
+   */
   async delete(): Promise<void> {
     const res = await this.send("DELETE", "", {});
     await res.body?.cancel();
@@ -357,7 +364,9 @@ export class UrsaStream {
 
   /**
    * GET {stream}/bootstrap: the snapshot and the messages after it, in one answer. A reader whose
-   * offset=-1 read answers 410 (retention trimmed the start) recovers here.
+   * offset=-1 read answers 410 (retention trimmed the start) recovers here: Ursula v0.9.0,
+   * Conditional Writes, "Start over from the new stream: discard derived state, read from its
+   * start or bootstrap". Carries the token like every request, so it never bootstraps a stranger.
    */
   async bootstrap(): Promise<Bootstrap> {
     const res = await this.send("GET", "/bootstrap", {});
@@ -387,7 +396,9 @@ export class UrsaStream {
 
   /**
    * PUT {stream}/snapshot/{offset}: publish a snapshot of the state at `offset`. With `match` (the
-   * digest of the snapshot the state was derived from) it replaces only that one.
+   * digest of the snapshot the state was derived from) it replaces only that one. On a
+   * prefix-count stream put the event count in it (compact does): Ursula v0.9.0, Conditional
+   * Writes, prefix-count step 3, "keep the event count in every snapshot you publish".
    */
   async publishSnapshot(offset: string, body: Body, options: { contentType?: string; match?: string } = {}): Promise<{ offset: string; digest: string }> {
     const encoded = encodeBody(body);
