@@ -1,6 +1,6 @@
 // ursa-client as a user gets it: `npm pack` in clients/ts, the tarball installed into an empty
-// project (offline, from npm's cache), and e2e/client-suite.ts run there by Node, and by Deno,
-// against the compiled binary. Nothing here imports the package from the repository.
+// project (offline), and e2e/client-suite.ts run there by Node, Deno and Bun against the
+// compiled binary. Nothing here imports the package from the repository.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import type { ScenarioName } from "./client-suite.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const DENO = resolve(root, "node_modules/.bin/deno");
+const BUN = resolve(root, "node_modules/.bin/bun");
 let ursa: UrsaProcess;
 let project: string;
 
@@ -29,7 +30,7 @@ export function installPackedClient(): string {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "empty-project", private: true, type: "module" }));
   execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--silent", `./${parser}`, `./${tarball}`], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
   // The suite, compiled to plain JS; "ursa-client" stays an import, resolved in this project.
-  execFileSync(join(root, "node_modules/.bin/bun"), ["build", join(root, "e2e/client-suite.ts"), "--external", "ursa-client", "--format", "esm", "--outfile", join(dir, "suite.js")], { stdio: ["ignore", "pipe", "inherit"] });
+  execFileSync(BUN, ["build", join(root, "e2e/client-suite.ts"), "--external", "ursa-client", "--format", "esm", "--outfile", join(dir, "suite.js")], { stdio: ["ignore", "pipe", "inherit"] });
   writeFileSync(
     join(dir, "run.js"),
     `import { scenarios } from "./suite.js";\nconst [name, base] = (globalThis.Deno ? Deno.args : process.argv.slice(2));\nconsole.log(await scenarios[name](base));\n`,
@@ -63,40 +64,32 @@ test("the tarball holds the built ESM, its declarations and the README, and no s
   expect(files.filter((f) => f.includes(".test."))).toEqual([]);
 });
 
-describe("Node, from the packed tarball", () => {
-  test("[CW] Prefix-count compare-and-set: 8 writers x 50 commits of 1-3 events, every commit validated against everything before it, nothing lost or doubled", { timeout: 60_000 }, () => {
-    const line = run("node", [], "prefixCount");
-    expect(line).toMatch(/^400 commits, \d+ events, \d+ Stream-Seq 409s retried$/);
-    console.log(`[client-package] node prefixCount: ${line}`);
-  });
-  test("[CW] Publishing committed facts: two publishers across a takeover at a higher epoch, facts 0..99 once and in order", { timeout: 30_000 }, () => {
-    expect(run("node", [], "outbox")).toBe("100 facts once and in order; B skipped 2, A fenced at epoch 2");
-  });
-  test("[CW] Guarding against a recreated stream: a long-poll reader, an SSE subscriber and a writer all throw IncarnationMismatch", { timeout: 30_000 }, () => {
-    expect(run("node", [], "incarnation")).toMatch(/^writer, long-poll reader and SSE subscriber refused with 412/);
-  });
-  test("[CW] Prefix-count step 3: a compaction, then a new writer counts on from the snapshot", { timeout: 30_000 }, () => {
-    expect(run("node", [], "compaction")).toBe("compacted at count 6; new writer committed at 6, first writer at 7");
-  });
+// Node runs it as a user of the tarball would; Deno 2 comes from npm (the `deno` package ships the
+// binary; Debian has none) and Bun from the repository's own devDependency. Both run over the
+// same install and resolve "ursa-client" from the project's node_modules.
+const runtimes: [string, string, string[]][] = [
+  ["Node", "node", []],
+  ["Deno", DENO, ["run", "--allow-net", "--allow-read", "--allow-env"]],
+  ["Bun", BUN, ["run"]],
+];
+
+test("Deno is there to run the suite", () => {
+  expect(execFileSync(DENO, ["--version"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })).toMatch(/^deno 2\./);
 });
 
-// Deno 2 from npm (the `deno` package ships the binary; Debian has none), run over the same
-// install: it resolves "ursa-client" from the project's node_modules.
-describe("Deno, from the same install", () => {
-  const deno = (name: ScenarioName) => run(DENO, ["run", "--allow-net", "--allow-read", "--allow-env"], name);
-  test("the binary is there", () => {
-    expect(execFileSync(DENO, ["--version"], { encoding: "utf8" })).toMatch(/^deno 2\./);
+describe.each(runtimes)("%s, from the packed tarball", (runtime, command, args) => {
+  test("[CW] Prefix-count compare-and-set: 8 writers x 50 commits of 1-3 events, every commit validated against everything before it, nothing lost or doubled", { timeout: 60_000 }, () => {
+    const line = run(command, args, "prefixCount");
+    expect(line).toMatch(/^400 commits, \d+ events, \d+ Stream-Seq 409s retried$/);
+    console.log(`[client-package] ${runtime} prefixCount: ${line}`);
   });
-  test("[CW] Prefix-count compare-and-set: 8 writers x 50 commits", { timeout: 60_000 }, () => {
-    expect(deno("prefixCount")).toMatch(/^400 commits, \d+ events, \d+ Stream-Seq 409s retried$/);
+  test("[CW] Publishing committed facts: two publishers across a takeover at a higher epoch, facts 0..99 once and in order", { timeout: 30_000 }, () => {
+    expect(run(command, args, "outbox")).toBe("100 facts once and in order; B skipped 2, A fenced at epoch 2");
   });
-  test("[CW] Publishing committed facts: takeover at a higher epoch", { timeout: 30_000 }, () => {
-    expect(deno("outbox")).toBe("100 facts once and in order; B skipped 2, A fenced at epoch 2");
+  test("[CW] Guarding against a recreated stream: a long-poll reader, an SSE subscriber and a writer all throw IncarnationMismatch", { timeout: 30_000 }, () => {
+    expect(run(command, args, "incarnation")).toMatch(/^writer, long-poll reader and SSE subscriber refused with 412/);
   });
-  test("[CW] Guarding against a recreated stream", { timeout: 30_000 }, () => {
-    expect(deno("incarnation")).toMatch(/^writer, long-poll reader and SSE subscriber refused with 412/);
-  });
-  test("[CW] Prefix-count step 3: compaction, then a writer counts on from the snapshot", { timeout: 30_000 }, () => {
-    expect(deno("compaction")).toBe("compacted at count 6; new writer committed at 6, first writer at 7");
+  test("[CW] Prefix-count step 3: a compaction, then a new writer counts on from the snapshot", { timeout: 30_000 }, () => {
+    expect(run(command, args, "compaction")).toBe("compacted at count 6; new writer committed at 6, first writer at 7");
   });
 });
