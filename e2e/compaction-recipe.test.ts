@@ -1,20 +1,19 @@
-// The compaction recipe (e2e/recipes/compaction.ts) against the compiled binary: Ursula v0.9.0,
-// Conditional Writes, §Prefix-count compare-and-set, step 3, "keep the event count in every
-// snapshot you publish and count on from
-// it", and what happens to a client that does not.
+// The compaction recipe of ursa-client (clients/ts/src/compaction.ts) against the compiled
+// binary: Ursula v0.9.0, Conditional Writes, §Prefix-count compare-and-set, step 3, "keep the
+// event count in every snapshot you publish and count on from it", and what happens to a client
+// that does not.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
-  bootstrap,
   commitResuming,
   compact,
-  ConflictLimitError,
   padSeq,
   PrefixCountWriter,
-  readAll,
-  startFromBootstrap,
-  TrimmedError,
-  type CommitEvent,
-} from "./recipes/index.ts";
+  readFromSnapshot,
+  resumeFromSnapshot,
+  RetriesExhausted,
+  StreamGone,
+  UrsaStream,
+} from "../clients/ts/src/index.ts";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 
 let ursa: UrsaProcess;
@@ -33,9 +32,9 @@ async function createJson(url: string): Promise<void> {
   expect(res.status).toBe(201);
 }
 
-type Data = { add: number };
+type Data = { add: number; seen?: number };
 /** The state every snapshot here keeps: the sum of the events' `add`, folded onto the previous sum. */
-const sum = (base: number, events: readonly unknown[]) => events.reduce<number>((t, e) => t + ((e as CommitEvent<Data>).data?.add ?? 0), base);
+const sum = (base: number, events: readonly unknown[]) => events.reduce<number>((t, e) => t + ((e as Data).add ?? 0), base);
 
 /** The last accepted Stream-Seq, from ursa's console API (the protocol shows it only on a 409). */
 async function lastSeq(url: string): Promise<string | null> {
@@ -47,68 +46,66 @@ describe("Compaction: keep the event count in every snapshot, trim, count on fro
   test("a writer compacts; a second client bootstraps, takes the count from the snapshot and commits with the right Stream-Seq", { timeout: 20_000 }, async () => {
     const url = freshUrl("compact");
     await createJson(url);
-    const a = new PrefixCountWriter<Data>({ url, writerId: "a" });
-    for (let i = 1; i <= 3; i++) await a.commit(() => Array.from({ length: i }, () => ({ add: i })));
+    const a = new PrefixCountWriter(url);
+    for (let i = 1; i <= 3; i++) await a.commit(() => Array.from({ length: i }, (): Data => ({ add: i })));
     // 1 + 2 + 3 = 6 events, summing to 1 + 4 + 9 = 14.
-    const c = await compact(url, a, (events) => sum(0, events));
+    const c = await compact(a, (events) => sum(0, events));
     expect(c.count).toBe(6);
     const head = await fetch(url, { method: "HEAD" });
     expect(head.headers.get("Stream-Retained-Offset")).toBe(c.offset);
     expect(head.headers.get("Stream-Snapshot-Offset")).toBe(c.offset);
     expect((await fetch(`${url}?offset=-1`)).status).toBe(410);
 
-    const b = await startFromBootstrap<number>(url, { writerId: "b" });
+    const b = await resumeFromSnapshot<number>(url);
     expect(b.state).toBe(14);
-    expect(b.writer.count).toBe(6);
-    const receipt = await b.writer.commit((log) => {
-      expect(log.count).toBe(6);
+    expect(b.writer.n).toBe(6);
+    const committed = await b.writer.commit((log) => {
+      expect(log.n).toBe(6);
       return [{ add: 100 }];
     });
-    expect(receipt.streamSeq).toBe(padSeq(6));
-    expect(receipt.attempts.map((x) => x.outcome)).toEqual(["accepted"]);
+    expect(committed.attempts.map((x) => [x.outcome, x.streamSeq])).toEqual([["accepted", padSeq(6)]]);
     expect(await lastSeq(url)).toBe(padSeq(6));
     // The first writer reads b's commit and counts on: its next commit is validated too.
     const next = await a.commit((log) => {
-      expect(log.count).toBe(7);
+      expect(log.n).toBe(7);
       return [{ add: 1000 }];
     });
-    expect(next.streamSeq).toBe(padSeq(7));
+    expect(next.n).toBe(7);
   });
 
   test("writers racing a compaction count on from the newest snapshot when it trims past them, and every commit stays validated", { timeout: 30_000 }, async () => {
     const url = freshUrl("race");
     await createJson(url);
-    const first = new PrefixCountWriter<Data>({ url, writerId: "first" });
+    const first = new PrefixCountWriter(url);
     await first.commit(() => [{ add: 1 }, { add: 1 }]);
-    await compact(url, first, (events) => sum(0, events));
+    await compact(first, (events) => sum(0, events));
     let trimmed = 0;
     await Promise.all(
-      ["w0", "w1", "w2", "w3"].map(async (id, w) => {
-        let resumed = await startFromBootstrap<number>(url, { writerId: id, maxAttempts: 1000 });
+      ["w0", "w1", "w2", "w3"].map(async (_id, w) => {
+        let resumed = await resumeFromSnapshot<number>(url, { maxAttempts: 1000 });
         for (let i = 0; i < 8; i++) {
           const before = resumed;
           // Each event records the count it was decided against.
-          ({ resumed } = await commitResuming(url, resumed, (_state: number | null, log: { count: number }) => [{ add: 1, seen: log.count }], { writerId: id, maxAttempts: 1000 }));
+          ({ resumed } = await commitResuming(resumed, (_state, log): Data[] => [{ add: 1, seen: log.n }], { maxAttempts: 1000 }));
           if (resumed !== before) trimmed++;
           // Halfway, one writer compacts again, conditional on the snapshot it counted from.
           if (w === 0 && i === 4) {
-            const c = await startFromBootstrap<number>(url, { writerId: "compactor" });
+            const c = await resumeFromSnapshot<number>(url);
             const base = c.state ?? 0;
-            await compact(url, c.writer, (events) => sum(base, events), c.snapshot);
+            await compact(c.writer, (events) => sum(base, events), c.snapshot);
           }
         }
       }),
     );
     // 2 + 32 events in all; the Stream-Seq of the last commit is the count before it.
     expect(await lastSeq(url)).toBe(padSeq(33));
-    const all = await readAll<number>(url);
+    const all = await readFromSnapshot<number>(url);
     expect(all.from).toBe("snapshot");
     // The newest snapshot's state plus the events after it account for every event ...
     expect(sum(all.state ?? 0, all.events)).toBe(34);
     // ... and each event after it was decided against the count before it, trimmed events included.
+    all.events.forEach((e, i) => expect((e as Data).seen).toBe(all.count + i));
     const head = await fetch(url, { method: "HEAD" });
-    const snapshotCount = (JSON.parse(new TextDecoder().decode(all.bootstrap!.snapshot!.bytes)) as { count: number }).count;
-    all.events.forEach((e, i) => expect((e as CommitEvent<{ seen: number }>).data.seen).toBe(snapshotCount + i));
     expect(head.headers.get("Stream-Retained-Offset")).toBe(head.headers.get("Stream-Snapshot-Offset"));
     console.log(`compaction race: ${trimmed} commits counted on from a newer snapshot after a 410`);
   });
@@ -116,25 +113,25 @@ describe("Compaction: keep the event count in every snapshot, trim, count on fro
   test("a reader from offset=-1 gets 410 and recovers through bootstrap", { timeout: 20_000 }, async () => {
     const url = freshUrl("reader");
     await createJson(url);
-    const w = new PrefixCountWriter<Data>({ url, writerId: "w" });
+    const w = new PrefixCountWriter(url);
     for (let i = 0; i < 3; i++) await w.commit(() => [{ add: 10 }]);
-    expect((await readAll<number>(url)).from).toBe("start");
-    await compact(url, w, (events) => sum(0, events));
+    expect((await readFromSnapshot<number>(url)).from).toBe("start");
+    await compact(w, (events) => sum(0, events));
     await w.commit(() => [{ add: 5 }]);
     const gone = await fetch(`${url}?offset=-1`);
     expect(gone.status).toBe(410);
     expect(gone.headers.get("Stream-Earliest-Offset")).not.toBeNull();
-    const all = await readAll<number>(url);
+    const all = await readFromSnapshot<number>(url);
     expect(all.from).toBe("snapshot");
     expect(all.state).toBe(30);
-    expect(all.events.map((e) => (e as CommitEvent<Data>).data.add)).toEqual([5]);
-    // A writer that insists on counting from -1 cannot: the 410 surfaces as an error, before
-    // any attempt was sent.
-    const fromStart = new PrefixCountWriter<Data>({ url, writerId: "naive" });
+    expect(all.events.map((e) => (e as Data).add)).toEqual([5]);
+    // A writer that insists on counting from -1 cannot: the 410 surfaces as StreamGone, before
+    // any append was sent.
+    const fromStart = new PrefixCountWriter(url);
     const error = await fromStart.commit(() => [{ add: 1 }]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TrimmedError);
-    expect((error as TrimmedError).attempts).toEqual([]);
-    expect((error as TrimmedError).outcomeUnknown).toBe(false);
+    expect(error).toBeInstanceOf(StreamGone);
+    expect((error as StreamGone).earliestOffset).toBe(gone.headers.get("Stream-Earliest-Offset"));
+    expect(await lastSeq(url)).toBe(padSeq(3));
   });
 });
 
@@ -142,7 +139,7 @@ describe("What goes wrong when the count is not kept in the snapshot", () => {
   test("a client that counts only the events after the snapshot sends a Stream-Seq that is too small, and every retry answers 409", { timeout: 20_000 }, async () => {
     const url = freshUrl("no-count");
     await createJson(url);
-    const w = new PrefixCountWriter<Data>({ url, writerId: "w" });
+    const w = new PrefixCountWriter(url);
     for (let i = 0; i < 4; i++) await w.commit(() => [{ add: 1 }]);
     // A snapshot of the state alone, then retention: the first four events are gone for good.
     await w.readOn();
@@ -151,15 +148,15 @@ describe("What goes wrong when the count is not kept in the snapshot", () => {
     expect((await fetch(`${url}/retention/${offset}`, { method: "PUT" })).status).toBe(204);
     await w.commit(() => [{ add: 1 }]);
 
-    // The recipe refuses such a snapshot rather than guess.
-    await expect(startFromBootstrap(url, { writerId: "r" })).rejects.toThrow(/keeps no event count/);
+    // The package refuses such a snapshot rather than guess.
+    await expect(resumeFromSnapshot(url)).rejects.toThrow(/keeps no event count/);
 
     // A client that counts what it can see: the one event after the snapshot.
-    const b = await bootstrap(url);
+    const b = await new UrsaStream(url).bootstrap();
     expect(b.messages.length).toBe(1);
-    const naive = new PrefixCountWriter<Data>({ url, writerId: "naive", maxAttempts: 3, start: { offset: b.nextOffset, count: b.messages.length } });
-    const error = (await naive.commit(() => [{ add: 1 }]).catch((e: unknown) => e)) as ConflictLimitError;
-    expect(error).toBeInstanceOf(ConflictLimitError);
+    const naive = new PrefixCountWriter(url, { maxAttempts: 3, start: { offset: b.nextOffset, count: b.messages.length } });
+    const error = (await naive.commit(() => [{ add: 1 }]).catch((e: unknown) => e)) as RetriesExhausted;
+    expect(error).toBeInstanceOf(RetriesExhausted);
     // Its n is 1; the stream's last accepted value is 4, the true count before the last commit.
     expect(error.attempts.map((x) => [x.outcome, x.streamSeq, x.lastSeq])).toEqual(Array.from({ length: 3 }, () => ["conflict", padSeq(1), padSeq(4)]));
     expect(await lastSeq(url)).toBe(padSeq(4));

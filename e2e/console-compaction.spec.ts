@@ -6,7 +6,7 @@ import { test, expect, screenshotPath } from "./fixtures.ts";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { shot } from "./console/helpers.ts";
 import { axeViolations, expectLayoutHolds } from "./console/a11y.ts";
-import { parseMultipart } from "./recipes/bootstrap.ts";
+import { parseMultipart } from "../clients/ts/src/index.ts";
 
 async function streamOf(page: Page): Promise<string> {
   const path = await page.locator(".lab-layout a.mono").first().textContent();

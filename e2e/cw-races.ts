@@ -1,12 +1,18 @@
-// The races of Ursula v0.9.0, Conditional Writes, shared by e2e/recipes.test.ts (one server) and
+// The races of Ursula v0.9.0, Conditional Writes, run with ursa-client, shared by e2e/recipes.test.ts (one server) and
 // e2e/pg-two-instances.test.ts (two
 // instances on one database, the racing clients split between them): the prefix-count race,
 // the outbox takeover and appends racing a recreate. Each takes one URL per server for the
 // same stream, and the HTTP helpers the [CW] tests check with.
 import { expect } from "vitest";
-import { FencedError, listSource, OutboxPublisher, padSeq, PrefixCountWriter, type CommitEvent, type CommitReceipt, type Fact, type PublishedFact } from "./recipes/index.ts";
+import { OutboxPublisher, padSeq, PrefixCountWriter, ProducerFenced, type Committed } from "../clients/ts/src/index.ts";
 
-type Data = { seen: number; n: number };
+/** One event of the race: which commit (operation) and attempt it is from, its index in it, and the count it was decided on. */
+interface RaceEvent {
+  op: string;
+  attempt: number;
+  index: number;
+  seen: number;
+}
 
 export const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -64,65 +70,70 @@ export interface RaceResult {
  */
 export async function prefixCountRace(urls: string[], writers = 8, commits = 25): Promise<RaceResult> {
   const url = urls[0]!;
-  const receipts: CommitReceipt[] = [];
+  const receipts: { committed: Committed; attempt: number }[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: writers }, async (_, w) => {
-      const writer = new PrefixCountWriter<Data>({ url: urls[w % urls.length]!, writerId: `w${w}`, maxAttempts: 10_000 });
+      const writer = new PrefixCountWriter(urls[w % urls.length]!, { maxAttempts: 10_000, operationIdOf: (e) => (e as RaceEvent).op });
       for (let c = 0; c < commits; c++) {
         const size = 1 + ((w * 7 + c * 5) % 3); // 1–3 events
         // Each event records the count it was validated against, so the log itself shows
-        // whether every commit was decided on the whole log before it.
-        const receipt = await writer.commit((log) => Array.from({ length: size }, (_, n) => ({ seen: log.count, n })));
-        receipts.push(receipt);
+        // whether every commit was decided on the whole log before it; and the attempt, which
+        // is how many times this commit was decided.
+        let attempt = 0;
+        const committed = await writer.commit((log) => {
+          attempt++;
+          return Array.from({ length: size }, (_, index): RaceEvent => ({ op: log.operationId, attempt, index, seen: log.n }));
+        });
+        receipts.push({ committed, attempt });
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
 
-  const log = (await readAll(url)) as CommitEvent<Data>[];
+  const log = (await readAll(url)) as RaceEvent[];
   // Group the log into runs of one commit each.
   const runs = new Map<string, { position: number; size: number; attempt: number }>();
   for (let i = 0; i < log.length; ) {
     const first = log[i]!;
-    expect(runs.has(first.commit), `commit ${first.commit} appears twice (or split) in the log`).toBe(false);
+    expect(runs.has(first.op), `commit ${first.op} appears twice (or split) in the log`).toBe(false);
     let size = 0;
-    while (i + size < log.length && log[i + size]!.commit === first.commit) {
+    while (i + size < log.length && log[i + size]!.op === first.op) {
       const e = log[i + size]!;
       // "the elements are committed together": indexes 0..k-1, in order, from one attempt.
       expect(e.index).toBe(size);
       expect(e.attempt).toBe(first.attempt);
       // Validated against the whole log before it: the count it saw is its position.
-      expect(e.data.seen, `commit ${first.commit} was decided on ${e.data.seen} events, but sits after ${i}`).toBe(i);
+      expect(e.seen, `commit ${first.op} was decided on ${e.seen} events, but sits after ${i}`).toBe(i);
       size++;
     }
-    runs.set(first.commit, { position: i, size, attempt: first.attempt });
+    runs.set(first.op, { position: i, size, attempt: first.attempt });
     i += size;
   }
 
   expect(receipts).toHaveLength(writers * commits);
   // No event from anything but an acknowledged commit, and all of each one's events.
   expect(runs.size).toBe(receipts.length);
-  expect(log.length).toBe(receipts.reduce((s, r) => s + r.size, 0));
+  expect(log.length).toBe(receipts.reduce((s, r) => s + r.committed.size, 0));
   const commitStarts = new Set([...runs.values()].map((r) => r.position));
   let attempts = 0;
   let conflicts = 0;
-  for (const r of receipts) {
-    const run = runs.get(r.commitId);
-    expect(run, `acknowledged commit ${r.commitId} is missing`).toBeDefined();
+  for (const { committed: r, attempt } of receipts) {
+    const run = runs.get(r.operationId);
+    expect(run, `acknowledged commit ${r.operationId} is missing`).toBeDefined();
     // "a writer whose append is accepted has seen the whole log": the acknowledged request's
     // Stream-Seq equals the number of events before the commit.
-    expect(Number(r.streamSeq)).toBe(run!.position);
-    expect(r.position).toBe(run!.position);
+    expect(Number(r.attempts.at(-1)!.streamSeq)).toBe(run!.position);
+    expect(r.n).toBe(run!.position);
     expect(run!.size).toBe(r.size);
-    // The attempt in the log is the acknowledged one; every 409 attempt is absent
+    // The attempt in the log is the acknowledged one, the last; every 409 attempt is absent
     // ("nothing from the request is committed").
-    expect(run!.attempt).toBe(r.attempt);
+    expect(run!.attempt).toBe(attempt);
+    expect(r.attempts).toHaveLength(attempt);
     for (const a of r.attempts) {
       attempts++;
       if (a.outcome === "conflict") {
         conflicts++;
-        expect(log.some((e) => e.commit === r.commitId && e.attempt === a.attempt)).toBe(false);
         // "Stream-Last-Seq is the count before that writer's commit": a commit boundary,
         // and never below what the loser sent.
         expect(commitStarts.has(Number(a.lastSeq))).toBe(true);
@@ -157,60 +168,62 @@ export function describeRace(r: RaceResult, writers = 8, commits = 25): string {
  */
 export async function outboxTakeover(urlA: string, urlB: string): Promise<void> {
   const PRODUCER = "orders-outbox";
-  const facts: Fact<string>[] = Array.from({ length: 20 }, (_, i) => ({ number: i + 1, payload: `order-${i + 1}` }));
-  const source = listSource(facts);
+  const fact = (n: number) => ({ number: n, payload: `order-${n}` });
 
   // Owner A, epoch 1. Its last request reaches the server, but A dies before the answer
   // comes back: while `crashed` is set its fetch loses the response.
   let crashed = false;
-  const aFetch: typeof fetch = async (input, init) => {
+  const aStatuses: number[] = [];
+  const aFetch = async (input: string, init?: RequestInit) => {
     const res = await fetch(input, init);
+    aStatuses.push(res.status);
     if (!crashed) return res;
     await res.arrayBuffer();
     throw new TypeError("owner A died with this request in flight");
   };
-  const a = new OutboxPublisher<string>({ url: urlA, producerId: PRODUCER, epoch: 1, source, fetch: aFetch, maxNetworkRetries: 0 });
-  for (let n = 1; n <= 8; n++) expect(await a.publishNext()).toMatchObject({ kind: "published", fact: { number: n }, status: 200 });
+  const a = new OutboxPublisher(urlA, { producerId: PRODUCER, epoch: 1, fetch: aFetch, maxNetworkRetries: 0 });
+  for (let n = 1; n <= 8; n++) expect(await a.publish(n, fact(n))).toBe("published");
+  expect(aStatuses).toEqual(Array.from({ length: 8 }, () => 200));
   crashed = true;
-  await expect(a.publishNext()).rejects.toThrow(/died/); // fact 9: committed, unacknowledged
+  await expect(a.publish(9, fact(9))).rejects.toThrow(/died/); // fact 9: committed, unacknowledged
   crashed = false;
   expect(a.lastPublished).toBe(8);
 
   // Owner B takes over with a higher epoch and Producer-Seq 0, from an older checkpoint (5).
-  const b = new OutboxPublisher<string>({ url: urlB, producerId: PRODUCER, epoch: 2, source, startAfter: 5 });
+  const b = new OutboxPublisher(urlB, { producerId: PRODUCER, epoch: 2 });
   // Fact 6 was published by A: "409 with Stream-Last-Seq, which here means 'already
   // published'". Stream-Last-Seq is 9, A's unacknowledged last fact.
-  expect(await b.publishNext()).toMatchObject({ kind: "already-published", fact: { number: 6 }, lastSeq: 9 });
+  expect(await b.publish(6, fact(6))).toBe("already-published");
   expect(b.lastPublished).toBe(9);
   expect(b.nextProducerSeq).toBe(0); // the 409 used up no Producer-Seq
 
   // "Before that, an old owner can still publish": B has no accepted append yet, so A (only
   // paused, not dead) still gets through. Its retry of fact 9 is a duplicate (204, nothing
   // written twice), then it publishes fact 10.
-  expect(await a.publishNext()).toMatchObject({ kind: "published", fact: { number: 9 }, status: 204 });
-  expect(await a.publishNext()).toMatchObject({ kind: "published", fact: { number: 10 }, status: 200 });
+  expect(await a.publish(9, fact(9))).toBe("published");
+  expect(await a.publish(10, fact(10))).toBe("published");
+  expect(aStatuses.slice(-2)).toEqual([204, 200]);
 
   // B goes on to the first fact after Stream-Last-Seq (10): A got there first, so 409 again.
-  expect(await b.publishNext()).toMatchObject({ kind: "already-published", fact: { number: 10 }, lastSeq: 10 });
+  expect(await b.publish(10, fact(10))).toBe("already-published");
+  expect(b.lastPublished).toBe(10);
   // Fact 11 is B's first accepted append, with Producer-Seq still 0.
-  expect(await b.publishNext()).toMatchObject({ kind: "published", fact: { number: 11 }, producerSeq: 0, status: 200 });
+  expect(await b.publish(11, fact(11))).toBe("published");
+  expect(b.nextProducerSeq).toBe(1);
 
   // "Once the new owner's first append is accepted, appends with the old epoch answer 403."
-  const fenced = await a.publishNext().catch((e: unknown) => e);
-  expect(fenced).toBeInstanceOf(FencedError);
-  expect((fenced as FencedError).currentEpoch).toBe("2");
+  const fenced = await a.publish(11, fact(11)).catch((e: unknown) => e);
+  expect(fenced).toBeInstanceOf(ProducerFenced);
+  expect((fenced as ProducerFenced).currentEpoch).toBe(2);
   // Whatever fact it tries: a raw append with epoch 1 and an unused fact number is 403 too.
   const raw = await post(urlA, { number: 99, payload: "zombie" }, { "Producer-Id": PRODUCER, "Producer-Epoch": "1", "Producer-Seq": "10", "Stream-Seq": padSeq(99) });
   expect(raw.status).toBe(403);
 
-  const rest = await b.publishAll();
-  expect(rest.map((o) => (o.kind === "published" ? [o.fact.number, o.producerSeq] : o.kind))).toEqual(
-    Array.from({ length: 9 }, (_, i) => [12 + i, 1 + i]),
-  );
+  for (let n = 12; n <= 20; n++) expect(await b.publish(n, fact(n))).toBe("published");
+  expect(b.nextProducerSeq).toBe(10);
 
   for (const url of new Set([urlA, urlB])) {
-    const stream = (await readAll(url)) as PublishedFact<string>[];
-    expect(stream).toEqual(facts.map((f) => ({ number: f.number, payload: f.payload })));
+    expect(await readAll(url)).toEqual(Array.from({ length: 20 }, (_, i) => fact(i + 1)));
   }
 }
 

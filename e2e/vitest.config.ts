@@ -9,7 +9,7 @@ const root = resolve(import.meta.dirname, "..");
 export default defineConfig({
   test: {
     root,
-    // Any *.test.ts under e2e/ (e.g. e2e/recipes/) runs here: a test no runner picks up is worse
+    // Any *.test.ts under e2e/ (e.g. e2e/client-package.test.ts) runs here: a test no runner picks up is worse
     // than one that fails loudly.
     include: ["e2e/**/*.test.ts"],
     environment: "node",

@@ -1,12 +1,12 @@
 // Compaction lab (Ursula v0.9.0, Conditional Writes, §Prefix-count compare-and-set,
-// step 3; e2e/recipes/compaction.ts and
-// bootstrap.ts do the same against the compiled binary). A prefix-count writer reads to the
-// tail, publishes a snapshot that records its event count and state there, and advances
-// retention to it. A second client bootstraps, takes n from the snapshot's count plus the
-// messages after it, and commits with the right Stream-Seq. A third reads from offset=-1, gets
-// 410, and recovers through bootstrap. With the pitfall on, the snapshot keeps only the state:
-// the second client can count only the messages after it, its n is too small, and every retry
-// answers 409 ("every honest writer's count is then too small").
+// step 3; ursa-client's compact() and resumeFromSnapshot() in clients/ts/src/compaction.ts do
+// the same in code, and e2e/compaction-recipe.test.ts runs them against the compiled binary).
+// A prefix-count writer reads to the tail, publishes a snapshot that records its event count and
+// state there, and advances retention to it. A second client bootstraps, takes n from the
+// snapshot's count plus the messages after it, and commits with the right Stream-Seq. A third
+// reads from offset=-1, gets 410, and recovers through bootstrap. With the pitfall on, the
+// snapshot keeps only the state: the second client can count only the messages after it, its n
+// is too small, and every retry answers 409 ("every honest writer's count is then too small").
 import { signal } from "@preact/signals";
 import type { Exchange } from "../api/types";
 import { getHeader } from "../api/headers";
@@ -16,18 +16,16 @@ import { bootstrapRequest, publishSnapshotRequest, retentionRequest } from "../a
 import { readToTail } from "./logReader";
 import { ScriptedLab, type ScriptStep, type StepResult } from "./scriptedLab";
 import type { Transport } from "./transport";
+import type { CountedSnapshot as PackageSnapshot } from "../../../clients/ts/src/index.ts";
 
 /** An event of the lab's log; the state a snapshot keeps is their sum. */
 interface Event {
   n: number;
 }
 
-/** What writer A puts in its snapshot: the count Conditional Writes says to keep, unless the
- * pitfall leaves it out. */
-export interface CountedSnapshot {
-  count?: number;
-  state: { sum: number };
-}
+/** What writer A puts in its snapshot: ursa-client's snapshot shape, with the count Conditional
+ * Writes says to keep, unless the pitfall leaves it out. */
+export type CountedSnapshot = Omit<PackageSnapshot<{ sum: number }>, "count"> & { count?: number };
 
 export interface Attempt {
   seq: string;
