@@ -127,7 +127,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     }
     const isJson = isJsonType(state.contentType);
     if (q.field !== "" && !isJson) return renderError(protocolError("INVALID_QUERY", "field search needs an application/json stream"));
-    return json(await searchMessages(deps.store, state, isJson, q));
+    return json(await searchMessages(deps.store, state, isJson, q, c.req.raw.signal));
   });
 
   app.get("/api/streams/:bucket/:stream", async (c) => {

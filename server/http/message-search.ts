@@ -1,12 +1,15 @@
 // Server-side message search for the console: substring (bytes, optionally ignoring ASCII case)
 // and, on JSON streams, a field's value. A 100,000-message stream is more than a browser should
-// download to search, so the server scans, but never more than SEARCH_BYTES per request: the
-// answer says where it stopped and the console asks again from there. Reads go through the
-// Store's own read path, so the newest messages (held in memory) are searched like the rest.
+// download to search, so the server scans, but never more than SEARCH_BYTES per request (a
+// catch-up's budget is of the same order): the answer says where it stopped and the console asks
+// again from there. Reads go through the Store's own read path, so the newest messages (held in
+// memory) are searched like the rest.
 
 import type { SearchMatch, SearchPage } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
-import type { Store } from "../storage/store";
+import { READ_STEP_BYTES, type Store } from "../storage/store";
+import { nextReadTurn } from "./read-turns";
+import { STEP_BUDGET_MS, type StepClock } from "./stepped-read";
 
 export const SEARCH_BYTES = 4 * 1024 * 1024;
 const PREVIEW_BYTES = 240;
@@ -25,22 +28,40 @@ export interface SearchQuery {
 const utf8 = new TextEncoder();
 const decoder = new TextDecoder();
 
-export async function searchMessages(store: Store, state: StreamState, json: boolean, q: SearchQuery): Promise<SearchPage> {
-  const slice = await store.readRange(state, q.from, SEARCH_BYTES, true);
+/**
+ * One page of a search. Like a catch-up it reads in steps with a read turn between them
+ * (read-turns.ts), and it yields a turn again whenever matching has taken a step's budget
+ * (STEP_BUDGET_MS), so a search of large, deeply nested JSON holds no other request back. It
+ * stops, answering what it found so far, once `signal` says the client has gone.
+ */
+export async function searchMessages(store: Store, state: StreamState, json: boolean, q: SearchQuery, signal: AbortSignal, clock: StepClock = () => performance.now()): Promise<SearchPage> {
   const needle = q.matchCase ? utf8.encode(q.text) : lowerAscii(utf8.encode(q.text));
   const path = q.field === "" ? null : q.field.split(".");
   const wanted = parseValue(q.value);
   const matches: SearchMatch[] = [];
+  const end = Math.min(q.from + SEARCH_BYTES, state.tail);
   let pos = q.from;
-  for (const chunk of slice.chunks) {
-    if (matches.length >= q.limit) break;
-    const start = pos;
-    pos += chunk.length;
-    // A JSON message is stored as its text and one LF (spec §1.6).
-    const body = json ? chunk.subarray(0, chunk.length - 1) : chunk;
-    if (needle.length > 0 && indexOf(q.matchCase ? body : lowerAscii(body), needle) < 0) continue;
-    if (path !== null && !(json && fieldMatches(body, path, wanted, q.matchCase))) continue;
-    matches.push({ offset: start, size: chunk.length, preview: preview(body, json || isText(state)) });
+  scan: while (pos < end && matches.length < q.limit) {
+    await nextReadTurn();
+    if (signal.aborted) break;
+    let began = clock();
+    const slice = await store.readRange(state, pos, Math.min(end - pos, READ_STEP_BYTES), true);
+    if (slice.end === pos) break;
+    for (const chunk of slice.chunks) {
+      if (matches.length >= q.limit) break scan;
+      if (clock() - began > STEP_BUDGET_MS) {
+        await nextReadTurn();
+        if (signal.aborted) break scan;
+        began = clock();
+      }
+      const start = pos;
+      pos += chunk.length;
+      // A JSON message is stored as its text and one LF (spec §1.6).
+      const body = json ? chunk.subarray(0, chunk.length - 1) : chunk;
+      if (needle.length > 0 && indexOf(q.matchCase ? body : lowerAscii(body), needle) < 0) continue;
+      if (path !== null && !(json && fieldMatches(body, path, wanted, q.matchCase))) continue;
+      matches.push({ offset: start, size: chunk.length, preview: preview(body, json || isText(state)) });
+    }
   }
   return { matches, from: q.from, scanned_to: pos, tail_offset: state.tail, done: pos >= state.tail };
 }
