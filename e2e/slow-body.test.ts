@@ -2,17 +2,17 @@
 // largest body (32 MiB) and then send nothing, or a little. Taking the budget from the declared
 // length, ten of them held 320 MiB of the 256 MiB budget from their headers alone, and every
 // write, even to a path that does not exist, got 503 for as long as they stalled. Counting bytes
-// as they arrive, they hold what they sent, other clients' writes go on, and the idle timeout
-// cuts the stalled connections.
+// as they arrive, they hold what they sent, other clients' writes go on, and the stalled ones
+// are cut with 408 once a window goes by in which they bring less than --min-body-rate.
 import net from "node:net";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startUrsa, type UrsaProcess } from "./server-process.ts";
 
 let ursa: UrsaProcess;
-const IDLE_TIMEOUT_S = 2;
+const WINDOW_S = 2;
 
 beforeAll(async () => {
-  ursa = await startUrsa({ args: ["--idle-timeout", `${IDLE_TIMEOUT_S}s`] });
+  ursa = await startUrsa({ args: ["--body-rate-window", `${WINDOW_S}s`] });
 });
 
 afterAll(async () => {
@@ -27,7 +27,7 @@ async function bodyBytesInFlight(): Promise<number> {
 
 const MiB = 1024 * 1024;
 
-test("ten stalled 32 MiB uploads leave other clients' writes working, and are cut by the idle timeout", { timeout: 30_000 }, async () => {
+test("ten stalled 32 MiB uploads leave other clients' writes working, and are cut with 408 once they fall behind the body rate", { timeout: 30_000 }, async () => {
   const stream = `${ursa.url}/e2e-slow/s`;
   expect((await fetch(stream, { method: "PUT", headers: { "Content-Type": "application/octet-stream" } })).status).toBe(201);
 
@@ -36,7 +36,9 @@ test("ten stalled 32 MiB uploads leave other clients' writes working, and are cu
     Array.from({ length: 10 }, async (_, i) => {
       const socket = net.connect(port, "127.0.0.1");
       await new Promise((r) => socket.once("connect", r));
-      const closed = new Promise<number>((r) => socket.once("close", () => r(performance.now())));
+      let answer = "";
+      socket.on("data", (d) => (answer += d.toString("latin1")));
+      const closed = new Promise<{ at: number; answer: string }>((r) => socket.once("close", () => r({ at: performance.now(), answer })));
       socket.on("error", () => undefined);
       socket.write(`POST /e2e-slow/s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\nContent-Length: ${32 * MiB}\r\n\r\n`);
       // Half send a first mebibyte, which the server holds; the rest send nothing.
@@ -58,9 +60,14 @@ test("ten stalled 32 MiB uploads leave other clients' writes working, and are cu
   }
   expect(statuses).toEqual(Array.from({ length: 5 }, () => [204, 201, 404]));
 
-  // Cut within the idle timeout, give or take Bun's few seconds of timer granularity.
-  const closedAt = await Promise.all(stalled.map((s) => s.closed));
-  for (const at of closedAt) expect(at - lastByteAt).toBeLessThan((IDLE_TIMEOUT_S + 8) * 1000);
+  // Those that sent nothing fall behind in their first window, those that sent a mebibyte in
+  // their second; each is answered 408 BODY_TOO_SLOW and its connection closed.
+  const closed = await Promise.all(stalled.map((s) => s.closed));
+  for (const { at, answer } of closed) {
+    expect(at - lastByteAt).toBeLessThan((2 * WINDOW_S + 3) * 1000);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('"code":"BODY_TOO_SLOW"');
+  }
   expect(await bodyBytesInFlight()).toBe(0);
   // Nothing of the stalled uploads was written.
   expect(await (await fetch(`${stream}?offset=-1`)).text()).toBe("r0r1r2r3r4");

@@ -29,6 +29,7 @@ describe("BodyPacer", () => {
     const { p, clock } = pacer();
     const steady = req();
     const read = p.read(steady, null, async (body) => {
+      body.inChunks(() => undefined);
       for (let i = 0; i < 3; i++) {
         body.count(150);
         clock.now += 1000;
@@ -42,9 +43,10 @@ describe("BodyPacer", () => {
     clock.now = 0;
     // It returns only once told to stop, as a chunk reader's cancelled read does.
     const stalled = p.read(req(), 10_000, async (body) => {
+      const stopped = new Promise<void>((resolve) => body.inChunks(resolve));
       // A burst in the first window earns nothing for the next.
       body.count(5000);
-      await new Promise<void>((resolve) => (body.onCut = resolve));
+      await stopped;
       return "partial";
     });
     clock.now = 1001;

@@ -33,7 +33,7 @@ export class PacedBody {
   /** Set once the body fell behind; a reader that sees it stops and keeps nothing. */
   cut = false;
   /** Called when the body is cut: a chunk reader cancels its read here, then returns what it has (which is discarded). */
-  onCut: (() => void) | null = null;
+  private onCut: (() => void) | null = null;
   /** Ends the read with TOO_SLOW (the race of a whole-body read). */
   settle: ((slow: TooSlow) => void) | null = null;
   /** Whether bytes are counted as they arrive; if not, the body is judged by its declared length. */
@@ -48,10 +48,25 @@ export class PacedBody {
     this.windowStart = startedAt;
   }
 
-  count(bytes: number): void {
+  /**
+   * A chunk reader says so before its first read: from then on it counts what arrives (`count`),
+   * and `cancel` stops its read when the body is cut.
+   */
+  inChunks(cancel: () => void): void {
     this.counting = true;
+    this.onCut = cancel;
+  }
+
+  count(bytes: number): void {
     this.received += bytes;
     this.windowBytes += bytes;
+  }
+
+  /** Marks the body cut; true if its reader stops by itself (it reads in chunks). */
+  cutOff(): boolean {
+    this.cut = true;
+    this.onCut?.();
+    return this.onCut !== null;
   }
 
   /** Whether the body has fallen behind by `now`; a window that it kept up with is closed and the next begun. */
@@ -80,8 +95,8 @@ export class BodyPacer {
   /**
    * Runs `read` over `req`'s body at the pace the limits ask. `declared` is its Content-Length,
    * if any. Resolves with what `read` returned, or TOO_SLOW if the body fell behind first: then
-   * nothing of it may be kept. A read that sees chunks counts them (`body.count`) and, once
-   * `body.cut` is set (its `onCut` is called), stops; a whole-body read is raced instead.
+   * nothing of it may be kept. A read that sees chunks says so (`body.inChunks`), counts them and
+   * stops when told; a whole-body read is raced instead.
    */
   async read<T>(req: Request, declared: number | null, read: (body: PacedBody) => Promise<T>): Promise<T | TooSlow> {
     const body = new PacedBody(this.now(), declared ?? 0);
@@ -123,12 +138,10 @@ export class BodyPacer {
     const now = this.now();
     for (const body of this.active) {
       if (!body.behind(now, this.limits)) continue;
-      body.cut = true;
       this.active.delete(body);
       // A chunk reader stops itself and returns; a whole-body read cannot be stopped, so it is
       // left to fail once the connection closes, and the answer goes out without it.
-      if (body.onCut) body.onCut();
-      else body.settle?.(TOO_SLOW);
+      if (!body.cutOff()) body.settle?.(TOO_SLOW);
     }
   }
 }

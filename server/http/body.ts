@@ -59,7 +59,7 @@ async function inChunks(req: Request, maxBytes: number, hold: BodyHold, paced: P
   const parts: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
-  paced.onCut = () => void reader.cancel().catch(() => undefined);
+  paced.inChunks(() => void reader.cancel().catch(() => undefined));
   try {
     for (;;) {
       const { done, value } = await reader.read();

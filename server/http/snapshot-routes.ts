@@ -102,7 +102,7 @@ async function receive(req: Request, upload: SnapshotUpload, contentType: string
   let size = 0;
   if (req.body !== null) {
     const reader = req.body.getReader();
-    paced.onCut = () => void reader.cancel().catch(() => undefined);
+    paced.inChunks(() => void reader.cancel().catch(() => undefined));
     for (;;) {
       let next: Awaited<ReturnType<typeof reader.read>>;
       try {
