@@ -10,6 +10,7 @@ import * as batch from "./workloads/batch.mjs";
 import * as bootstrap from "./workloads/bootstrap.mjs";
 import * as scale from "./workloads/scale.mjs";
 import * as fork from "./workloads/fork.mjs";
+import * as abuse from "./workloads/abuse.mjs";
 
 /**
  * How each workload picks the best of its rounds, and the metric that ratios compare.
@@ -26,6 +27,7 @@ export const WORKLOADS = {
   bootstrap: { mod: bootstrap, metric: "MBps", higher: true, unit: "MB/s" },
   scale: { mod: scale, metric: "headP99", higher: false, unit: "ms HEAD p99 under load" },
   fork: { mod: fork, metric: "forkMs", higher: false, unit: "ms (slowest fork PUT)" },
+  abuse: { mod: abuse, metric: "p99", higher: false, unit: "ms write p99 under attack" },
 };
 
 const URSA = "ursa";
@@ -172,6 +174,15 @@ export function buildCases(profile, o = {}) {
         loadMs: smoke ? 300 : 8000,
         headEveryMs: 5,
       },
+    });
+  }
+  // One client attacks while another writes (issue 44): the writer's p99 per attack.
+  for (const attack of abuse.ATTACKS) {
+    cases.push({
+      id: `abuse/${attack}`,
+      workload: "abuse",
+      servers: ["ursa-capped"],
+      params: { attack, writeEveryMs: 20, warmupMs: warm(2000, 200), durationMs: dur(8000, 400), targetMiB: smoke ? 0.25 : 4 },
     });
   }
   return cases;

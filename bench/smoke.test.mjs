@@ -37,7 +37,7 @@ describe("bench smoke", { timeout: 120_000 }, () => {
     const failed = result.runs.filter((r) => r.error).map((r) => `${r.case} ${r.server}: ${r.error.split("\n")[0]}`);
     assert.deepEqual(failed, []);
     const pgKinds = ["ursa-pg", "ursa-pg2", "pg-ceiling"].filter((k) => SERVER_KINDS[k].available());
-    const expectedServers = ["ref-mem", "ref-file", "ceiling", "fsync-ceiling", "http-sync-ceiling", ...(ursaAvailable ? ["ursa"] : []), ...pgKinds];
+    const expectedServers = ["ref-mem", "ref-file", "ceiling", "fsync-ceiling", "http-sync-ceiling", ...(ursaAvailable ? ["ursa", "ursa-capped"] : []), ...pgKinds];
     for (const s of expectedServers) assert.ok(result.runs.some((r) => r.server === s), `no run against ${s}`);
   });
 
@@ -109,6 +109,12 @@ describe("bench smoke", { timeout: 120_000 }, () => {
             assert.ok(m.cycles > 0, where);
             assert.equal(m.errors, 0, `errors, ${where}`);
             assert.ok(m.rssSeriesMiB.every((x) => x > 0), `RSS not readable, ${where}`);
+            break;
+          case "abuse":
+            assert.ok(m.writes > 0 && Number.isFinite(m.p99), `no write timed, ${where}`);
+            assert.equal(m.errors, 0, `writes failed, ${where}`);
+            // The attack itself ran (the baseline has none).
+            if (c.params.attack !== "none") assert.ok(m.attackRequests > 0, `no attack request, ${where}`);
             break;
           default:
             assert.fail(`unknown workload ${c.workload}`);

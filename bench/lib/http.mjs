@@ -36,13 +36,15 @@ export class HttpError extends Error {}
 
 export class Conn {
   /** @param {string} url base URL, e.g. http://127.0.0.1:4437 */
-  constructor(url, { idleReconnectMs = 3000 } = {}) {
+  /** `localAddress`: the loopback address to connect from (127.0.0.2 is another client to the server). */
+  constructor(url, { idleReconnectMs = 3000, localAddress = undefined } = {}) {
     const { host, port } = loopbackTarget(url);
     this.host = host;
     this.port = port;
     this.hostHeader = `Host: ${host}:${port}\r\n`;
     this.socket = null;
     this.idleReconnectMs = idleReconnectMs;
+    this.localAddress = localAddress;
     this.lastUsed = 0;
     this.pending = null; // the in-flight request's parser state
     this.closed = false;
@@ -55,6 +57,7 @@ export class Conn {
     const socket = net.connect({
       host: this.host,
       port: this.port,
+      localAddress: this.localAddress,
       noDelay: true,
       onread: { buffer: READ_BUFFER, callback: (n, buf) => this.#onData(buf.subarray(0, n)) },
     });

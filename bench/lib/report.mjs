@@ -150,6 +150,19 @@ const COLUMNS = {
     ["disk growth MiB", (b, m) => f(1)(m.forkGrowthMiB)],
     ["slowest fork DELETE ms", (b, m) => f(1)(m.deleteMs)],
   ],
+  abuse: [
+    ["case", (b) => b.case],
+    ["server", (b) => label(b.server)],
+    ["write p50 ms", (b, m) => f(2)(m.p50)],
+    ["write p99 ms", (b, m) => f(2)(m.p99)],
+    ["write max ms", (b, m) => f(1)(m.max)],
+    ["writes", (b, m) => int(m.writes)],
+    ["write errors", (b, m) => String(m.errors)],
+    ["attack answers", (b, m) => Object.entries(m.attackAnswers).map(([k, v]) => `${k}×${v}`).join(" ") || "—"],
+    cpuColumn("srv CPU", "serverCpuPct"),
+    cpuColumn("other CPU", "otherCpuPct"),
+    cpuColumn("steal", "stealPct"),
+  ],
   churn: [
     ["case", (b) => b.case],
     ["server", (b) => label(b.server)],
@@ -172,6 +185,7 @@ const TITLES = {
   scale: "scale (N streams in one bucket: create rate, listing pages, restart, idle RSS, catch-up, HEAD p99 while forks, listings, JSON pages and catch-ups run)",
   "append-batch": "append-batch (100 B JSON messages, closed-loop writers; best of rounds by messages/s)",
   bootstrap: "bootstrap (one multipart answer: snapshot + messages; best read, peak server RSS growth)",
+  abuse: "abuse (one client attacks from 127.0.0.2 while another appends every 20 ms from 127.0.0.1; best of rounds by the writer's p99)",
   fork: "fork (forks at the tail and the middle of a filled stream, HEADs on another stream meanwhile; best of rounds by the slowest fork)",
 };
 

@@ -70,6 +70,21 @@ export const SERVER_KINDS = {
     needsDir: true,
     durable: true,
   },
+  // The abuse workload's subject: durable ursa with few connections, so attacks reach the cap.
+  "ursa-capped": {
+    label: "ursa (sync full, --max-connections 64)",
+    available: () => existsSync(ursaPath),
+    cmd: (dir) => [ursaPath, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS), "--max-connections", "64"]],
+    needsDir: true,
+    durable: true,
+  },
+  "ursa-b-capped": {
+    label: "ursa B (sync full, --max-connections 64)",
+    available: () => ursaPathB !== null && existsSync(ursaPathB),
+    cmd: (dir) => [ursaPathB, ["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS), "--max-connections", "64"]],
+    needsDir: true,
+    durable: true,
+  },
   "ursa-normal": {
     label: "ursa (sync normal)",
     available: () => existsSync(ursaPath),

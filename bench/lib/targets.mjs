@@ -118,6 +118,10 @@ export function evaluateTargets(bests, runs) {
       add(id, "creates/s ≥ 5,000 (last tenth of the fill)", um.createPerSAtSize, 5000, cmp(um.createPerSAtSize, (v) => v >= 5000));
       add(id, "HEAD p99 ≤ 20 ms under forks, listings, JSON pages, catch-ups", um.headP99, 20, cmp(um.headP99, (v) => v <= 20));
       add(id, "no errors", um.errors, 0, um.errors === 0, um.errors ? um.errorSamples[0] : undefined);
+    } else if (wl === "abuse") {
+      const a = get(id, "ursa-capped")?.metrics;
+      add(id, "write p99 < 50 ms while one client attacks", a?.p99, 50, cmp(a?.p99, (v) => v < 50), a ? `max ${a.max.toFixed(1)} ms over ${a.writes} writes` : undefined);
+      add(id, "no write refused or failed", a?.errors, 0, a ? a.errors === 0 : null, a?.errors ? a.errorSamples[0] : undefined);
     } else if (wl === "churn") {
       add(id, "RSS flat over delete/recreate cycles", um?.rssGrowthMiB, "≤ max(8 MiB, 10%)", um ? um.flat && um.errors === 0 : null, um ? `${um.rssSeriesMiB.join(" → ")} MiB` : undefined);
     }
