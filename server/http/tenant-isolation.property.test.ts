@@ -76,6 +76,7 @@ test("no introspection answer names a bucket or stream the token cannot see", as
           const info = JSON.parse((await read("/__ursula/api/info")).text) as ServerInfo;
           const buckets = JSON.parse((await read("/__ursula/api/buckets?limit=1000")).text) as BucketPage;
           await read("/__ursula/api/whoami");
+          await read("/__ursula/api/buckets?sort=readers&limit=1000");
           let visibleStreams = 0;
           for (const b of w.streams.keys()) {
             const listing = await read(`/__ursula/api/buckets/${bucketName(b)}/streams?limit=1000`);
@@ -84,7 +85,7 @@ test("no introspection answer names a bucket or stream the token cannot see", as
             await read(`/${bucketName(b)}/streams`);
           }
           for (const path of paths) {
-            for (const sub of ["", "/forks", "/messages", "/search?q=h"]) await read(`/__ursula/api/streams${path}${sub}`);
+            for (const sub of ["", "/forks", "/messages", "/search?q=h", "/readers"]) await read(`/__ursula/api/streams${path}${sub}`);
           }
           expect(info.buckets).toBe(buckets.total);
           expect(buckets.buckets.map((b) => b.bucket_id).sort()).toEqual([...t.buckets].sort());
