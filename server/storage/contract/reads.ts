@@ -77,15 +77,22 @@ export function reads(factory: EngineFactory): void {
           found.push(store.get("reads/s").then((s) => [told, s?.tail ?? null]));
         }
       });
+      // Each write waits for the reads its notices started, so that a read finds the state it was
+      // told of and not a later write's (an engine's read may be a round trip).
+      const settled = () => Promise.all(found);
       await store.append("reads/s", appendReq(["ab", "c"], { streamSeq: "6" }));
+      await settled();
       await store.append("reads/s", appendReq(["x"], { streamSeq: "6" }));
       const fault = await engine.failWrites("reads/other");
       await store.append("reads/other", appendReq(["lost"])).catch(() => undefined);
       await fault.heal();
       await store.appendBatch("reads/s", { contentType: "text/plain", frames: [[enc("d")], [enc("ef")]], incarnation: null });
+      await settled();
       await publish(store, "reads/s", 3, "snap");
       await retain(store, "reads/s", 2);
+      await settled();
       await store.append("reads/s", appendReq([], { close: true }));
+      await settled();
       await store.delete("reads/s", null);
       expect(heard).toEqual(["appended s@3 from 0: ab,c", "appended s@6 from 3: d,ef", "retained s@6", "closed s@6", "gone reads/s"]);
       const tails = await Promise.all(found);
