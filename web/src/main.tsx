@@ -6,6 +6,7 @@ import "./styles/tokens.css";
 import "./styles/layout.css";
 import "./styles/components.css";
 import "./styles/pages.css";
+import "./styles/labs.css";
 
 render(<App />, document.getElementById("app")!);
 void auth.refresh();
