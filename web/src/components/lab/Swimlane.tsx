@@ -88,7 +88,7 @@ export function Swimlane({ lab }: { lab: RaceRunner }) {
                 </span>
               </div>
               <div class="muted small-line nowrap">
-                {w.accepted} accepted · {w.conflicts} × 409 · n = {w.n}
+                {w.accepted} accepted · {w.conflicts} × 409 · <span class="nowrap">n = {w.n}</span>
               </div>
               {next && (
                 <button type="button" class="small" disabled={busy} onClick={() => void lab.step(i)} title={next.kind === "commit" ? `commit with Stream-Seq ${Number(next.seq)}` : "read to the tail"}>
