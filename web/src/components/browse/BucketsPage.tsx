@@ -11,7 +11,8 @@ import { Link } from "../common/Link";
 import { TextFilter } from "./ListFilters";
 import { formatTotal, Pager } from "./Pager";
 import { auth } from "../../state/auth";
-import type { BucketSort, BucketWithReaders } from "../../api/readers";
+import type { BucketRow } from "../../api/introspection";
+import type { BucketSort } from "../../api/readers";
 
 const PAGE = 100;
 
@@ -71,7 +72,7 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
             </tr>
           </thead>
           <tbody>
-            {data?.buckets.map((b: BucketWithReaders) => (
+            {data?.buckets.map((b: BucketRow) => (
               <tr key={b.bucket_id} data-bucket={b.bucket_id}>
                 <td>
                   <Link href={links.bucket(b.bucket_id)} class="mono">
@@ -82,7 +83,7 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
                   {b.stream_count.toLocaleString("en-US")}
                 </td>
                 <td class="num" style={{ textAlign: "right" }} data-col="live_readers">
-                  {b.live_readers?.toLocaleString("en-US") ?? "—"}
+                  {b.live_readers.toLocaleString("en-US")}
                 </td>
               </tr>
             ))}
