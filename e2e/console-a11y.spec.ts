@@ -183,7 +183,7 @@ function visits(bucket: string, path: string): Visit[] {
       url: "/ui/lab/outbox",
       ready: async (p) => {
         await p.getByRole("button", { name: "Run all" }).click();
-        await expect(p.locator("li.script-step.done")).toHaveCount(11, { timeout: 20_000 });
+        await expect(p.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 20_000 });
       },
     },
     {
@@ -191,7 +191,7 @@ function visits(bucket: string, path: string): Visit[] {
       url: "/ui/lab/incarnation",
       ready: async (p) => {
         await p.getByRole("button", { name: "Run all" }).click();
-        await expect(p.locator("li.script-step.done")).toHaveCount(10, { timeout: 20_000 });
+        await expect(p.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 20_000 });
       },
     },
     { name: "server", url: "/ui/server", ready: (p) => expect(p.locator('[data-field="version"]')).toBeVisible() },

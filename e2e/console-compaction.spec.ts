@@ -10,7 +10,7 @@ import { parseMultipart } from "../clients/ts/src/index.ts";
 
 async function streamOf(page: Page): Promise<string> {
   const path = await page.locator(".lab-layout a.mono").first().textContent();
-  expect(path).toMatch(/^\/console-lab\/compaction-/);
+  expect(path).toMatch(/^\/labs\/compaction-/);
   return path!;
 }
 

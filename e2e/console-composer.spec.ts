@@ -1,6 +1,7 @@
 // The composer against the real server: a Stream-Seq 409 with Stream-Last-Seq highlighted,
-// retry from it in one click, a 412 carrying the new incarnation token, copy-as-curl that
-// reproduces the same status when run, and the timeline that recorded all of it.
+// retry from it in one click, a 412 carrying the new incarnation token (the composer keeps
+// sending the old one until "start over"), copy-as-curl that reproduces the same status when
+// run, and the timeline that recorded all of it.
 import { test, expect, screenshotPath } from "./fixtures.ts";
 import { curlStatus, post, put, sh, uniq, shot } from "./console/helpers.ts";
 
@@ -8,7 +9,7 @@ test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
 const pad = (n: number) => String(n).padStart(20, "0");
 
-test("409 STREAM_SEQ_CONFLICT, retry from it, then a 412 with the new token; curl reproduces both", async ({ page, request }) => {
+test("409 STREAM_SEQ_CONFLICT, retry from it, then a 412 with the new token: Send keeps the old token until start over; curl reproduces both", async ({ page, request }) => {
   const bucket = uniq("compose");
   const path = `/${bucket}/run`;
   await put(request, path);
@@ -84,9 +85,29 @@ test("409 STREAM_SEQ_CONFLICT, retry from it, then a 412 with the new token; cur
   expect(curlStatus(sh(curl412))).toBe(412);
   await shot(page, screenshotPath("console-composer-412"));
 
-  // The new token was prefilled from the 412: sending again is accepted.
+  // The composer does not cross the incarnation by itself: it says the stream is gone, with the
+  // new token, and a second Send still carries the old one (checked on the wire): 412 again.
+  const gone = page.getByTestId("incarnation-gone");
+  await expect(gone).toContainText("The stream you knew is gone");
+  await expect(gone.getByTestId("kept-token")).toHaveText(oldToken);
+  await expect(gone.getByTestId("current-token")).toHaveText(newToken);
+  await expect(page.getByLabel("Stream-Incarnation value")).toHaveValue(oldToken);
+  await expect(page.getByTestId("token-gone")).toBeVisible();
+  const sent = (name: string) => page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname === path && r.headers()[name] !== undefined);
+  const [second] = await Promise.all([sent("stream-incarnation"), page.getByRole("button", { name: "Send" }).click()]);
+  expect(second.headers()["stream-incarnation"]).toBe(oldToken);
+  await expect(page.getByTestId("response-status")).toHaveText("412");
+  expect(await (await request.get(`${path}?offset=-1`)).json()).toEqual([]);
+
+  // Starting over adopts the new token and clears what came from the old stream.
+  await expect(page.getByLabel("Stream-Seq value")).toHaveValue(pad(2));
+  await gone.getByRole("button", { name: "Start over with the new stream" }).click();
+  await expect(gone).toHaveCount(0);
   await expect(page.getByLabel("Stream-Incarnation value")).toHaveValue(newToken);
-  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByLabel("Stream-Seq value")).toHaveValue(pad(0));
+  await expect(page.getByLabel("Producer-Seq")).toHaveValue("0");
+  const [third] = await Promise.all([sent("stream-incarnation"), page.getByRole("button", { name: "Send" }).click()]);
+  expect(third.headers()["stream-incarnation"]).toBe(newToken);
   await expect(page.getByTestId("response-status")).toHaveText("204");
 
   // A content-type 409 carries no Stream-Last-Seq, so no retry.
@@ -103,7 +124,8 @@ test("409 STREAM_SEQ_CONFLICT, retry from it, then a 412 with the new token; cur
   await expect(attempts.locator("li.attempt")).toHaveCount(1);
   await page.getByRole("button", { name: /^409 seq/ }).click();
   await page.getByRole("button", { name: /^412/ }).click();
-  await expect(attempts.locator("li.attempt")).toHaveCount(1);
+  // Both Sends with the old token.
+  await expect(attempts.locator("li.attempt")).toHaveCount(2);
   await attempts.locator("li.attempt button.attempt-line").first().click();
   await expect(attempts.getByText(`Stream-Incarnation`).first()).toBeVisible();
   await expect(attempts.locator('tr[data-header="stream-incarnation"].explains')).toContainText(newToken);

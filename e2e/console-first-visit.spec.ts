@@ -71,9 +71,10 @@ test("first visit: start page, the demo bucket, then every lab to its verdict", 
 
   // Every demo request is in the timeline, refusals included, each with what it means.
   await page.getByRole("link", { name: "the requests in the timeline" }).click();
-  await expect(page.getByRole("list", { name: "Attempts" }).locator("li.attempt")).toHaveCount(22);
+  await expect(page.getByRole("list", { name: "Attempts" }).locator("li.attempt")).toHaveCount(23);
   for (const [chip, n] of [
     ["409 seq", 3],
+    ["duplicate", 1],
     ["403 stale epoch", 1],
     ["412", 1],
   ] as const)
@@ -102,20 +103,20 @@ test("first visit: start page, the demo bucket, then every lab to its verdict", 
   await page.goto(`${own.url}/ui/`);
   await page.getByRole("link", { name: /^Outbox lab: a takeover/ }).click();
   // Every step is named before it runs.
-  await expect(page.locator("li.script-step.pending strong")).toHaveCount(11);
-  await expect(page.locator("li.script-step.pending").nth(5)).toContainText("New owner republishes fact 2 (epoch 1, Producer-Seq 0, Stream-Seq 2): expect 409, already published");
+  await expect(page.locator("li.script-step.pending strong")).toHaveCount(12);
+  await expect(page.locator("li.script-step.pending").nth(6)).toContainText("New owner republishes fact 2 (epoch 1, Producer-Seq 0, Stream-Seq 2): expect 409, already published");
   await expect(page.getByText("next step")).toHaveCount(0);
   await page.getByRole("button", { name: "Run all" }).click();
-  await expect(page.locator("li.script-step.done")).toHaveCount(11, { timeout: 20_000 });
+  await expect(page.locator("li.script-step.done")).toHaveCount(12, { timeout: 20_000 });
   await expect(page.locator('li.script-step.done[data-ok="false"]')).toHaveCount(0);
-  await expect(page.locator('li.script-step[data-step="10"]')).toContainText("Facts 1, 2, 3, 4, 5, 6: none lost, none twice.");
+  await expect(page.locator('li.script-step[data-step="11"]')).toContainText("Facts 1, 2, 3, 4, 5, 6: none lost, none twice.");
   await shots(page, "console-first-visit-outbox");
 
   await page.goto(`${own.url}/ui/`);
   await page.getByRole("link", { name: /^Incarnation lab: recreate/ }).click();
-  await expect(page.locator("li.script-step.pending strong")).toHaveCount(10);
+  await expect(page.locator("li.script-step.pending strong")).toHaveCount(12);
   await page.getByRole("button", { name: "Run all" }).click();
-  await expect(page.locator("li.script-step.done")).toHaveCount(10, { timeout: 20_000 });
+  await expect(page.locator("li.script-step.done")).toHaveCount(12, { timeout: 20_000 });
   await expect(page.locator('li.script-step.done[data-ok="false"]')).toHaveCount(0);
   await shots(page, "console-first-visit-incarnation");
 });

@@ -1,6 +1,7 @@
-// The three labs run against the real server: the race lab to a passing verdict, the race
-// lab with the after-commit pitfall (both stale writers accepted, verdict fails), the
-// incarnation lab, and the outbox lab.
+// The labs run against the real server: the race lab to a passing verdict, the race lab with
+// the after-commit pitfall (both stale writers accepted, verdict fails), the incarnation lab
+// (412, then starting over), and the outbox lab (a lost answer retried as a duplicate, a 409
+// "already published", a 403 fence).
 import { test, expect, screenshotPath } from "./fixtures.ts";
 import type { Page } from "@playwright/test";
 import { shot } from "./console/helpers.ts";
@@ -89,11 +90,11 @@ test("race lab: a seeding PUT leaves every writer stuck on 409", async ({ page }
   await expect(page.getByTestId("phase-A")).toHaveText("stuck");
 });
 
-test("incarnation lab: the old token gets 412 with the new one; a missing stream stays 404", async ({ page }) => {
+test("incarnation lab: the old token gets 412 with the new one; a missing stream stays 404; the client starts over", async ({ page, request }) => {
   await page.goto("/ui/lab/incarnation");
   await page.getByRole("button", { name: "Run all" }).click();
   const steps = page.locator("li.script-step.done");
-  await expect(steps).toHaveCount(10, { timeout: 20_000 });
+  await expect(steps).toHaveCount(12, { timeout: 20_000 });
   await expect(page.locator('li.script-step.done[data-ok="false"]')).toHaveCount(0);
   const oldToken = await page.getByTestId("old-token").textContent();
   const newToken = await page.getByTestId("new-token").textContent();
@@ -104,17 +105,37 @@ test("incarnation lab: the old token gets 412 with the new one; a missing stream
     await expect(s).toContainText(`Stream-Incarnation: ${newToken}`);
   }
   await expect(page.locator('li.script-step[data-step="7"] .chip.mono')).toHaveText("404");
+  // Starting over: the new stream read from its start with the new token, then written to.
+  await expect(page.locator('li.script-step[data-step="10"]')).toContainText("empty: the first life's event went with the old stream");
+  await expect(page.locator('li.script-step[data-step="11"] .chip.mono')).toHaveText("204");
+  const path = (await page.locator("section.panel h2").filter({ hasText: /^Recreate / }).textContent())!.replace("Recreate ", "");
+  const res = await request.get(`${path}?offset=-1`, { headers: { "Stream-Incarnation": newToken! } });
+  expect(await res.json()).toEqual([{ step: "second life" }]);
+  await expect(page.getByTestId("verdict")).toHaveAttribute("data-ok", "true");
+  await expect(page.getByTestId("verdict-happened")).toContainText(`Its append, read and HEAD with the old token each answered 412`);
   await shot(page, screenshotPath("console-incarnation-lab"));
 });
 
-test("outbox lab: the new owner skips the already-published fact and fences the old owner", async ({ page }) => {
+test("outbox lab: a lost answer retried is a duplicate; the new owner skips the already-published fact and fences the old owner", async ({ page, request }) => {
   await page.goto("/ui/lab/outbox");
   await page.getByRole("button", { name: "Run all" }).click();
-  await expect(page.locator("li.script-step.done")).toHaveCount(11, { timeout: 20_000 });
+  await expect(page.locator("li.script-step.done")).toHaveCount(12, { timeout: 20_000 });
   await expect(page.locator('li.script-step.done[data-ok="false"]')).toHaveCount(0);
-  await expect(page.locator('li.script-step[data-step="5"]')).toContainText("fact 2 is already published");
-  await expect(page.locator('li.script-step[data-step="5"]')).toContainText("Stream-Last-Seq: 00000000000000000003");
-  await expect(page.locator('li.script-step[data-step="7"] .chip.mono')).toHaveText("403");
-  await expect(page.locator('li.script-step[data-step="10"]')).toContainText("Facts 1, 2, 3, 4, 5, 6: none lost, none twice.");
+  // The answer to fact 2 is lost; the retry with the same producer headers is answered as a duplicate.
+  await expect(page.locator('li.script-step[data-step="2"]').getByTestId("answer-lost")).toBeVisible();
+  const retry = page.locator('li.script-step[data-step="3"]');
+  await expect(retry.locator(".chip.mono")).toHaveText("204");
+  await expect(retry.locator('[data-outcome="duplicate"]')).toBeVisible();
+  await expect(retry).toContainText("nothing was written again");
+  await expect(page.locator('li.script-step[data-step="6"]')).toContainText("fact 2 is already published");
+  await expect(page.locator('li.script-step[data-step="6"]')).toContainText("Stream-Last-Seq: 00000000000000000003");
+  await expect(page.locator('li.script-step[data-step="8"] .chip.mono')).toHaveText("403");
+  await expect(page.locator('li.script-step[data-step="11"]')).toContainText("Facts 1, 2, 3, 4, 5, 6: none lost, none twice.");
+  // From outside: the stream holds each fact once, fact 2 included.
+  const path = (await page.locator("section.panel h2").filter({ hasText: /^Takeover on / }).textContent())!.replace("Takeover on ", "");
+  const facts = ((await (await request.get(`${path}?offset=-1`)).json()) as { fact: number }[]).map((f) => f.fact);
+  expect(facts).toEqual([1, 2, 3, 4, 5, 6]);
+  await expect(page.getByTestId("verdict")).toHaveAttribute("data-ok", "true");
+  await expect(page.getByTestId("verdict-happened")).toContainText("The answer to fact 2 was lost and the old owner sent it again: 204, a duplicate.");
   await shot(page, screenshotPath("console-outbox-lab"));
 });

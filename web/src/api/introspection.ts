@@ -44,7 +44,8 @@ async function authorizedGet(path: string, signal?: AbortSignal, challenge = tru
   return res;
 }
 
-async function getJson<T>(path: string, signal?: AbortSignal): Promise<ApiResult<T>> {
+/** A GET of the introspection API as a result (never throws). */
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<ApiResult<T>> {
   try {
     const res = await authorizedGet(API_BASE + path, signal);
     const text = await res.text();
@@ -75,6 +76,8 @@ export interface PageQuery {
   prefix?: string;
   after?: string;
   limit?: number;
+  /** Buckets only: "readers" lists the most live readers first (api/readers.ts). */
+  sort?: string;
 }
 
 export interface StreamListQuery extends Partial<StreamFilters> {

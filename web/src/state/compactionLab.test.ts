@@ -8,7 +8,7 @@ const statuses = (lab: CompactionLab) => lab.lab.records.value.map((r) => r.exch
 describe("compaction lab", () => {
   test("snapshot with the count, retention, B counts on from it, C recovers from a 410: PASS", async () => {
     const { transport, streams } = fakeServer();
-    const lab = new CompactionLab(transport, "lab1", () => "c-1");
+    const lab = new CompactionLab(transport, "lab1", { name: () => "c-1" });
     await lab.lab.runAll(noPause);
     const recs = lab.lab.records.value;
     expect(recs.every((r) => r.ok)).toBe(true);
@@ -29,7 +29,7 @@ describe("compaction lab", () => {
 
   test("without the count in the snapshot, B's count is too small and every retry answers 409: FAIL", async () => {
     const { transport, streams } = fakeServer();
-    const lab = new CompactionLab(transport, "lab1", () => "c-2");
+    const lab = new CompactionLab(transport, "lab1", { name: () => "c-2" });
     lab.setWithoutCount(true);
     await lab.lab.runAll(noPause);
     const recs = lab.lab.records.value;
@@ -48,7 +48,7 @@ describe("compaction lab", () => {
     const v = lab.verdict!;
     expect(v.ok).toBe(false);
     expect(v.rows[0]).toEqual({ who: "client B", ok: false, what: "never committed: 3 attempts with Stream-Seq 00000000000000000000, 00000000000000000000, 00000000000000000000 answered 409 against the stored 00000000000000000003" });
-    expect(v.summary).toContain("every retry answers 409");
+    expect(v.happened).toContain("every retry answers 409");
   });
 
   test("the verdict is judged from the answers, not assumed", () => {
@@ -64,7 +64,7 @@ describe("compaction lab", () => {
   test("changing the pitfall starts a new run with its own steps", async () => {
     const { transport } = fakeServer();
     let n = 0;
-    const lab = new CompactionLab(transport, "lab1", () => `c-${++n}`);
+    const lab = new CompactionLab(transport, "lab1", { name: () => `c-${++n}` });
     await lab.lab.step();
     lab.setWithoutCount(true);
     expect(lab.lab.records.value).toEqual([]);

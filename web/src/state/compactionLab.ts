@@ -14,7 +14,8 @@ import { padSeq } from "../api/streamSeq";
 import { partText, readBootstrap } from "../api/bootstrap";
 import { bootstrapRequest, publishSnapshotRequest, retentionRequest } from "../api/resourceRequests";
 import { readToTail } from "./logReader";
-import { ScriptedLab, type ScriptStep, type StepResult } from "./scriptedLab";
+import type { LabLesson } from "./labLesson";
+import { ScriptedLab, type LabOptions, type ScriptStep, type StepResult } from "./scriptedLab";
 import type { Transport } from "./transport";
 import type { CountedSnapshot as PackageSnapshot } from "../../../clients/ts/src/index.ts";
 
@@ -257,9 +258,7 @@ export function compactionSteps(withoutCount: boolean): ScriptStep<CompactionCtx
   return steps;
 }
 
-export interface CompactionVerdict {
-  ok: boolean;
-  summary: string;
+export interface CompactionVerdict extends LabLesson {
   rows: { who: string; what: string; ok: boolean }[];
 }
 
@@ -272,11 +271,12 @@ export function compactionVerdict(ctx: CompactionCtx): CompactionVerdict {
   const refused = b.attempts.filter((a) => a.status === 409).length;
   const rec = ctx.c.recovered;
   const recovered = rec !== undefined && rec.sum === sum && (rec.count === null || rec.count === total);
+  const trimmed = ctx.a.n ?? 0;
   const rows = [
     {
       who: "client B",
       what: committed
-        ? `committed with Stream-Seq ${b.committed!.seq}: exactly the ${b.committed!.before} events before it, the ${ctx.a.n ?? 0} the snapshot stands for included`
+        ? `committed with Stream-Seq ${b.committed!.seq}: exactly the ${b.committed!.before} events before it, the ${trimmed} the snapshot stands for included`
         : `never committed: ${refused} attempt${refused === 1 ? "" : "s"} with Stream-Seq ${b.attempts.map((a) => a.seq).join(", ")} answered 409 against the stored ${ctx.storedSeq ?? "value"}`,
       ok: committed,
     },
@@ -289,23 +289,35 @@ export function compactionVerdict(ctx: CompactionCtx): CompactionVerdict {
     },
   ];
   const ok = committed && recovered;
-  const summary = ok
-    ? `Compaction kept the log whole: B counted on from the snapshot and committed with the right Stream-Seq; C recovered every event through bootstrap.`
-    : committed
-      ? "C could not recover the log."
-      : `The snapshot keeps no event count, so B counted only the messages after it: its n is below the stored Stream-Seq, and every retry answers 409. Keep the count in every snapshot, or never advance retention on a prefix-count stream.`;
-  return { ok, summary, rows };
+  const remember = "Keep the event count in every snapshot you publish and count on from it, or never advance retention on a prefix-count stream.";
+  if (ok)
+    return {
+      ok,
+      rows,
+      happened: "Compaction kept the log whole: B counted on from the snapshot and committed with the right Stream-Seq; C recovered every event through bootstrap.",
+      prevented: `A commit on a miscounted log: B's Stream-Seq had to count the ${trimmed} trimmed events too, and it could only because the snapshot kept their number. Reader C was told 410 instead of being handed a log with its start missing.`,
+      remember,
+    };
+  if (committed) return { ok, rows, happened: "C could not recover the log.", prevented: "B's commit was checked against the whole log, trimmed events included.", remember };
+  return {
+    ok,
+    rows,
+    happened: `The snapshot keeps no event count, so B counted only the messages after it: its n is below the stored Stream-Seq, and every retry answers 409.`,
+    prevented: `A commit validated against part of the log: B's count left out the ${trimmed} events the snapshot stands for, so Stream-Seq refused it. Safe, but B can never commit again.`,
+    remember,
+  };
 }
 
 export class CompactionLab {
   readonly withoutCount = signal(false);
   readonly lab: ScriptedLab<CompactionCtx>;
 
-  constructor(transport: Transport, bucket: string, name: () => string = () => `compaction-${Date.now().toString(36)}`) {
+  constructor(transport: Transport, bucket: string, { name = () => `compaction-${Date.now().toString(36)}`, cleanup }: LabOptions = {}) {
     this.lab = new ScriptedLab<CompactionCtx>(
       transport,
       () => ({ path: `/${bucket}/${name()}`, withoutCount: this.withoutCount.value, written: [], storedSeq: null, a: {}, b: { attempts: [] }, c: {} }),
       () => compactionSteps(this.withoutCount.value),
+      cleanup,
     );
   }
 

@@ -101,7 +101,7 @@ describe("ComposerModel", () => {
     return { c, server };
   }
 
-  test("prefills the incarnation from the last response", async () => {
+  test("takes the target's incarnation token from the first answer that carries it", async () => {
     const { c } = await setup();
     await c.send();
     expect(c.form.value.incarnation).toBe("101");
@@ -139,6 +139,54 @@ describe("ComposerModel", () => {
     await c.retryFrom409(true);
     const st = c.retry.value;
     expect(st.kind === "ready" && st.plan.warning).toContain("stored value is ahead of the log");
+  });
+
+  test("after a 412 the old token stays until start over, which adopts the new one and clears Producer-Seq, Stream-Seq and offsets", async () => {
+    const { c, server } = await setup();
+    c.update({ incarnationOn: true, producerOn: true, seqOn: true, seq: padSeq(0), endpoint: "stream" });
+    await c.send();
+    expect(c.form.value.incarnation).toBe("101");
+    expect(c.form.value.producerSeq).toBe("1");
+    // Someone deletes and recreates the stream behind the composer's back.
+    await server.transport({ method: "DELETE", path: "/demo/s", headers: [] });
+    await server.transport({ method: "PUT", path: "/demo/s", headers: [["Content-Type", "application/json"]] });
+    const refused = await c.send();
+    expect(refused.response!.status).toBe(412);
+    expect(c.recreated.value).toEqual({ path: "/demo/s", kept: "101", current: "102", refused: true });
+    expect(c.form.value.incarnation).toBe("101");
+    // A second Send still carries the old token and is refused again: nothing lands in the new stream.
+    const again = await c.send();
+    expect(again.request.headers).toContainEqual(["Stream-Incarnation", "101"]);
+    expect(again.response!.status).toBe(412);
+    expect(server.streams.get("/demo/s")!.msgs).toEqual([]);
+    c.update({ method: "GET", query: "offset=0000000000000000_0000000000000010&max_bytes=100", offset: "0000000000000000_0000000000000010" });
+    c.startOver();
+    expect(c.recreated.value).toBeNull();
+    const f = c.form.value;
+    expect([f.incarnation, f.producerSeq, f.seq, f.offset, f.query]).toEqual(["102", "0", padSeq(0), "", "offset=-1&max_bytes=100"]);
+    c.update({ method: "POST" });
+    expect((await c.send()).response!.status).toBe(200);
+  });
+
+  test("an answer to a request sent without the token that names another incarnation is not adopted either", async () => {
+    const { c, server } = await setup();
+    await c.send();
+    await server.transport({ method: "DELETE", path: "/demo/s", headers: [] });
+    await server.transport({ method: "PUT", path: "/demo/s", headers: [["Content-Type", "application/json"]] });
+    c.update({ incarnationOn: false });
+    expect((await c.send()).response!.status).toBe(204);
+    expect(c.form.value.incarnation).toBe("101");
+    expect(c.recreated.value).toMatchObject({ kept: "101", current: "102", refused: false });
+  });
+
+  test("a token kept for another target is replaced quietly: that is not a recreated stream", async () => {
+    const { c, server } = await setup();
+    await c.send();
+    await server.transport({ method: "PUT", path: "/demo/t", headers: [["Content-Type", "application/json"]] });
+    c.update({ target: "/demo/t" });
+    await c.send();
+    expect(c.form.value.incarnation).toBe("102");
+    expect(c.recreated.value).toBeNull();
   });
 
   test("Producer-Seq advances after an accepted producer write", async () => {

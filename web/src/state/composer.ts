@@ -1,7 +1,9 @@
 // The request composer: a form that can express any protocol request, to a stream or any of its
 // sub-resources (endpoints.ts), the exchange it last produced, and the retry-from-409 flow. The
 // form is plain data; `buildRequest` turns it into the request object that is sent and that the
-// curl/fetch snippets are built from.
+// curl/fetch snippets are built from. It never crosses an incarnation by itself: an answer that
+// names another incarnation of the target than the token it keeps (a 412, or an unguarded
+// answer) marks the stream as recreated, and the old token stays until `startOver`.
 import { batch, signal } from "@preact/signals";
 import type { Exchange, HeaderList, Method, ProtocolRequest } from "../api/types";
 import { getHeader } from "../api/headers";
@@ -9,6 +11,7 @@ import type { Transport } from "./transport";
 import { streamPathOf } from "../api/paths";
 import { planRetry, retryEligible, retryRequest, type RetryPlan } from "./retry";
 import { ENDPOINTS, endpointSuffix, type Endpoint, type Guard } from "./endpoints";
+import { padSeq } from "../api/streamSeq";
 
 export interface ComposerForm {
   method: Method;
@@ -103,6 +106,23 @@ export function buildRequest(f: ComposerForm): ProtocolRequest {
   return req;
 }
 
+/** The stream the composer knew is gone: the token it keeps sending, and the stream's token now. */
+export interface Recreated {
+  path: string;
+  kept: string;
+  current: string;
+  /** The server refused the request (412); otherwise an answer without the guard revealed it. */
+  refused: boolean;
+}
+
+/** "offset=…" in a read's query set to -1, the start of a stream, other parameters kept. */
+export function fromTheStart(query: string): string {
+  const q = new URLSearchParams(query.trim().replace(/^\?/, ""));
+  if (!q.has("offset")) return query;
+  q.set("offset", "-1");
+  return q.toString();
+}
+
 export type RetryState = { kind: "none" } | { kind: "planning" } | { kind: "ready"; plan: RetryPlan } | { kind: "error"; message: string };
 
 export class ComposerModel {
@@ -112,6 +132,10 @@ export class ComposerModel {
   readonly retry = signal<RetryState>({ kind: "none" });
   /** Set when `last` was a retry: the plan that produced it. */
   readonly retriedWith = signal<RetryPlan | null>(null);
+  /** Set when an answer named another incarnation of the target than the token the form keeps. */
+  readonly recreated = signal<Recreated | null>(null);
+  /** The target the form's token was learned for; a token kept for another target is replaced quietly. */
+  private tokenFor: string | null = null;
 
   constructor(
     private readonly transport: Transport,
@@ -119,7 +143,31 @@ export class ComposerModel {
   ) {}
 
   update(patch: Partial<ComposerForm>): void {
+    if (patch.target !== undefined && patch.target.trim() !== this.form.value.target.trim()) this.recreated.value = null;
     this.form.value = { ...this.form.value, ...patch };
+  }
+
+  /** The target's token as a page learned it (the stream page's introspection record). */
+  knowToken(target: string, token: string): void {
+    this.tokenFor = target.trim();
+    this.update({ incarnation: token });
+  }
+
+  /**
+   * The person chose to work with the new stream: adopt its token and clear what was derived
+   * from the old one (the offset, Producer-Seq and Stream-Seq); reads start from its start.
+   */
+  startOver(): void {
+    const r = this.recreated.value;
+    if (!r) return;
+    const f = this.form.value;
+    this.tokenFor = r.path;
+    batch(() => {
+      this.update({ incarnation: r.current, offset: "", query: fromTheStart(f.query), producerSeq: "0", seq: padSeq(0), snapshotMatch: "" });
+      this.recreated.value = null;
+      this.retry.value = { kind: "none" };
+      this.retriedWith.value = null;
+    });
   }
 
   /** Switches what the request addresses; a method the endpoint does not answer becomes its first. */
@@ -174,12 +222,25 @@ export class ComposerModel {
     return ex;
   }
 
-  /** Prefill from the answer: the incarnation token it carries, and the next Producer-Seq after an accept. */
+  /**
+   * Prefill from the answer: the target's incarnation token the first time it is seen, and the
+   * next Producer-Seq after an accept. A token other than the one kept for this target is never
+   * taken: the stream was recreated, and `recreated` says so until the person starts over.
+   */
   private learnFrom(ex: Exchange): void {
     const f = this.form.value;
     const patch: Partial<ComposerForm> = {};
     const token = getHeader(ex.response?.headers, "stream-incarnation");
-    if (token && streamPathOf(ex.request.path) === f.target.trim()) patch.incarnation = token;
+    const target = f.target.trim();
+    if (token && streamPathOf(ex.request.path) === target) {
+      const kept = f.incarnation.trim();
+      const refused = ex.response?.status === 412;
+      if (token !== kept && (refused || (kept !== "" && this.tokenFor === target))) this.recreated.value = { path: target, kept, current: token, refused };
+      else if (!refused) {
+        patch.incarnation = token;
+        this.tokenFor = target;
+      }
+    }
     // The digest a conditional publish matches on: the visible snapshot's, as the last answer gave it.
     const digest = getHeader(ex.response?.headers, "stream-snapshot-digest");
     if (digest && streamPathOf(ex.request.path) === f.target.trim()) patch.snapshotMatch = digest;

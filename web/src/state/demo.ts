@@ -2,7 +2,8 @@
 // something to show, each step an ordinary request sent through the exchange client (so all of
 // them, 409s, a 403 and a 412 included, are in the attempt timeline with copy-as-curl):
 //   prefix-count-log  prefix-count commits, a lost race and its retry, and a stale resend;
-//   outbox            facts published by a producer at epoch 0, then by a new owner at epoch 1;
+//   outbox            facts published by a producer at epoch 0 (one retried: a duplicate), then
+//                     by a new owner at epoch 1;
 //   recreated         deleted and recreated, then written to with the old token;
 //   prefix-count-fork a fork of the log after its first commit.
 import type { Exchange, ProtocolRequest } from "../api/types";
@@ -112,6 +113,13 @@ export function demoSteps(): ScriptStep<DemoCtx>[] {
       build: post("outbox", [{ fact, epoch: 0 }], [...producer(0, fact - 1), ["Stream-Seq", padSeq(fact)]]),
       ...expect(200, `Fact ${fact} published.`),
     })),
+    {
+      actor: "outbox",
+      title: "Its answer to fact 3 lost, the owner sends fact 3 again (epoch 0, Producer-Seq 2): duplicate",
+      explain: "A retry with the same Producer-Id, Producer-Epoch and Producer-Seq is answered as a duplicate: nothing is written twice.",
+      build: post("outbox", [{ fact: 3, epoch: 0 }], [...producer(0, 2), ["Stream-Seq", padSeq(3)]]),
+      ...expect(204, "204, a duplicate: fact 3 is on the stream once."),
+    },
     {
       actor: "outbox",
       title: "A new owner at epoch 1 republishes fact 3: 409, already published",

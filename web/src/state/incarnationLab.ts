@@ -1,17 +1,22 @@
 // Incarnation lab (Ursula v0.9.0, Conditional Writes, §Guarding against a recreated stream): keep
-// a token, delete and
-// recreate the stream, replay an append, a read and a HEAD with the old token and get 412
-// carrying the new one; a missing stream still answers 404 with the header.
+// a token, delete and recreate the stream, replay an append, a read and a HEAD with the old token
+// and get 412 carrying the new one; a missing stream still answers 404 with the header. Then start
+// over the way the rule says: read the new stream from its start with the new token, and append.
 import type { Exchange } from "../api/types";
 import { getHeader } from "../api/headers";
-import { ScriptedLab, type ScriptStep, type StepResult } from "./scriptedLab";
+import { ScriptedLab, type LabOptions, type ScriptStep, type StepResult } from "./scriptedLab";
 import type { Transport } from "./transport";
+import type { LabLesson } from "./labLesson";
 
 export interface IncarnationCtx {
   path: string;
   missingPath: string;
   oldToken?: string;
   newToken?: string;
+  /** The requests with the old token the server refused with 412 carrying the new one. */
+  refused: string[];
+  /** After starting over: what a read of the new stream from its start found, and the append with the new token. */
+  restart?: { events: unknown[]; appended?: number };
 }
 
 const token = (ex: Exchange) => getHeader(ex.response?.headers, "stream-incarnation");
@@ -20,7 +25,8 @@ function expect412(ctx: IncarnationCtx, ex: Exchange, what: string): StepResult 
   const got = token(ex);
   if (ex.response?.status !== 412) return { ok: false, note: `expected 412, got ${ex.response?.status ?? ex.networkError}` };
   if (got !== ctx.newToken) return { ok: false, note: `412, but it carries ${got ?? "no token"} instead of the new ${ctx.newToken}` };
-  return { ok: true, note: `412: ${what} refused. It carries the new token ${got}; start over from the new stream and keep it.` };
+  ctx.refused.push(what);
+  return { ok: true, note: `412: the ${what} was refused. It carries the new token ${got}; start over from the new stream and keep it.` };
 }
 
 export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
@@ -78,7 +84,7 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       explain: "A refused write applies nothing: the append does not land in a stream the client never read.",
       expectStatus: 412,
       build: (ctx) => ({ method: "POST", path: ctx.path, headers: [["Content-Type", "application/json"], ...withOld(ctx)], body: '[{"step":"replayed"}]' }),
-      after: (ctx, ex) => expect412(ctx, ex, "the append was"),
+      after: (ctx, ex) => expect412(ctx, ex, "append"),
     },
     {
       actor: "client",
@@ -86,7 +92,7 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       explain: "Reads honour the header too (catch-up, long-poll and SSE), so cached offsets are never applied to the new stream.",
       expectStatus: 412,
       build: (ctx) => ({ method: "GET", path: `${ctx.path}?offset=-1`, headers: withOld(ctx) }),
-      after: (ctx, ex) => expect412(ctx, ex, "the read was"),
+      after: (ctx, ex) => expect412(ctx, ex, "read"),
     },
     {
       actor: "client",
@@ -94,7 +100,7 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       explain: "HEAD is the cheap way to check a kept token before doing anything else.",
       expectStatus: 412,
       build: (ctx) => ({ method: "HEAD", path: ctx.path, headers: withOld(ctx) }),
-      after: (ctx, ex) => expect412(ctx, ex, "the HEAD was"),
+      after: (ctx, ex) => expect412(ctx, ex, "HEAD"),
     },
     {
       actor: "client",
@@ -120,16 +126,65 @@ export function incarnationSteps(): ScriptStep<IncarnationCtx>[] {
       okNote: "404: the refused PUT created nothing.",
       build: (ctx) => ({ method: "HEAD", path: ctx.missingPath, headers: [] }),
     },
+    {
+      actor: "client",
+      title: "Start over: keep the new token and read the new stream from its start",
+      explain: "Discard what was derived from the old stream (offsets, producer state, cache) and read the new one from offset=-1, with its token.",
+      expectStatus: 200,
+      build: (ctx) => ({ method: "GET", path: `${ctx.path}?offset=-1`, headers: [["Stream-Incarnation", ctx.newToken ?? ""]] }),
+      after: (ctx, ex) => {
+        if (ex.response?.status !== 200) return { ok: false, halt: true, note: `expected 200, got ${ex.response?.status ?? ex.networkError} ${ex.errorCode ?? ""}` };
+        const events = JSON.parse(ex.response.bodyText || "[]") as unknown[];
+        ctx.restart = { events };
+        return events.length === 0
+          ? { ok: true, note: "200, and empty: the first life's event went with the old stream, and the replayed append never landed." }
+          : { ok: false, note: `the new stream holds ${events.length} event(s): ${JSON.stringify(events)}` };
+      },
+    },
+    {
+      actor: "client",
+      title: "Append to the new stream with the new token",
+      explain: "With the new token the client acts on the stream it has now read: the guard passes.",
+      expectStatus: 204,
+      build: (ctx) => ({ method: "POST", path: ctx.path, headers: [["Content-Type", "application/json"], ["Stream-Incarnation", ctx.newToken ?? ""]], body: '[{"step":"second life"}]' }),
+      after: (ctx, ex) => {
+        if (ctx.restart) ctx.restart.appended = ex.response?.status;
+        return ex.response?.status === 204
+          ? { ok: true, note: "Accepted: the client started over and works with the new stream." }
+          : { ok: false, note: `expected 204, got ${ex.response?.status ?? ex.networkError} ${ex.errorCode ?? ""}` };
+      },
+    },
   ];
 }
 
-export function createIncarnationLab(transport: Transport, bucket: string, name: () => string = () => `inc-${Date.now().toString(36)}`) {
+export function createIncarnationLab(transport: Transport, bucket: string, { name = () => `inc-${Date.now().toString(36)}`, cleanup }: LabOptions = {}) {
   return new ScriptedLab<IncarnationCtx>(
     transport,
     () => {
       const n = name();
-      return { path: `/${bucket}/${n}`, missingPath: `/${bucket}/${n}-missing` };
+      return { path: `/${bucket}/${n}`, missingPath: `/${bucket}/${n}-missing`, refused: [] };
     },
     incarnationSteps,
+    cleanup,
   );
+}
+
+/** The verdict, from the refusals the server gave the old token and what starting over found. */
+export function incarnationLesson(ctx: IncarnationCtx): LabLesson {
+  const restarted = ctx.restart !== undefined && ctx.restart.events.length === 0 && ctx.restart.appended === 204;
+  const ok = ctx.refused.length === 3 && restarted;
+  const remember = "Keep Stream-Incarnation with everything you derive from a stream and send it back. A 412 means start over: drop offsets, producer state and cache, read the new stream from its start, keep the new token.";
+  if (!ok)
+    return {
+      ok,
+      happened: `${ctx.refused.length} of 3 requests with the old token were refused with 412 and the new token${restarted ? "" : "; starting over did not go as planned"}.`,
+      prevented: ctx.refused.length === 3 ? "The old token's requests were refused." : "Not every request with the old token was refused.",
+      remember,
+    };
+  return {
+    ok,
+    happened: `The client kept token ${ctx.oldToken}. Someone deleted the stream and recreated it at the same URL (token ${ctx.newToken}). Its ${ctx.refused.slice(0, -1).join(", ")} and ${ctx.refused.at(-1)} with the old token each answered 412 with the new token. It started over: the new stream was empty, and its append with the new token was accepted.`,
+    prevented: "Acting on a stranger: the replayed append would have landed in a stream the client had never read, and its offsets would have been applied to another stream. Stream-Seq and producer state could not tell: they start empty with the new stream.",
+    remember,
+  };
 }

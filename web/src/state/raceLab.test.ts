@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { padSeq } from "../api/streamSeq";
 import { applyCommit, applyRead, commitSeq, DEFAULT_RACE_CONFIG, initialRace, nextAction, scheduleNext, type RaceConfig } from "./raceLab";
-import { checkLog } from "./raceVerdict";
+import { checkLog, raceLesson } from "./raceVerdict";
 import { RaceRunner } from "./raceRunner";
 import { fakeServer } from "./testing/fakeServer";
 import type { Exchange } from "../api/types";
@@ -143,6 +143,40 @@ describe("race lab against an in-memory server", () => {
     expect(entries.some((e) => e.kind !== "commit" && !e.upToDate)).toBe(true);
     expect(r.verdict.value!.ok).toBe(false);
     expect(r.verdict.value!.commits.some((c) => c.stale && c.why!.includes("did not reach the tail"))).toBe(true);
+  });
+
+  test("the lesson names the 409s a passing run survived, and each pitfall's own rule", async () => {
+    const pass = runner(cfg());
+    await pass.r.runSteps(0);
+    const st = pass.r.state.value!;
+    const lost = st.writers.reduce((n, w) => n + w.conflicts, 0);
+    expect(lost).toBeGreaterThan(0);
+    const lesson = raceLesson(pass.r.verdict.value!, st);
+    expect(lesson.ok).toBe(true);
+    expect(lesson.happened).toContain(`${lost} commit${lost === 1 ? "" : "s"} lost a race with 409`);
+    expect(lesson.prevented).toContain("built on a stale read");
+    expect(lesson.remember).toContain("n + k");
+    const seeded = runner(cfg({}, { seedingPut: true }));
+    await seeded.r.runSteps(0);
+    expect(raceLesson(seeded.r.verdict.value!, seeded.r.state.value!).remember).toContain("without Stream-Seq");
+    const after = runner(cfg({ commitsPerWriter: 1 }, { afterCommit: true }));
+    await after.r.runSteps(0);
+    expect(raceLesson(after.r.verdict.value!, after.r.state.value!).remember).toBe("Send the count of events before your commit, never the count after it.");
+  });
+
+  test("New run deletes the last run's stream; a reset while a run is going drops its late answers", async () => {
+    const server = fakeServer();
+    let i = 0;
+    let cleaned = 0;
+    const r = new RaceRunner(server.transport, { bucket: "lab1", newStreamName: () => `race-${++i}`, pause: async () => {}, random: () => 0, cleanup: async () => void cleaned++ });
+    r.config.value = cfg({ commitsPerWriter: 5 });
+    const running = r.runContinuous(0);
+    r.stop();
+    r.reset();
+    await running;
+    expect(cleaned).toBe(2);
+    expect(r.state.value).toBeNull();
+    expect(r.verdict.value).toBeNull();
   });
 
   test("each run uses a fresh stream", async () => {

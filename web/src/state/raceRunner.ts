@@ -27,6 +27,8 @@ export interface RaceRunnerOptions {
   /** Pause between steps when running on its own, so a human can follow the lanes. */
   pause?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** Runs on every reset: the lab deletes the stream of the run it ends. */
+  cleanup?: () => Promise<void>;
 }
 
 export class RaceRunner {
@@ -38,6 +40,8 @@ export class RaceRunner {
   readonly mode = signal<"idle" | "stepping" | "continuous">("idle");
   readonly error = signal<string | null>(null);
   private stopRequested = false;
+  /** Bumped by reset: an answer that arrives for an earlier run is dropped. */
+  private generation = 0;
   private readonly pause: (ms: number) => Promise<void>;
   private readonly random: () => number;
 
@@ -55,6 +59,8 @@ export class RaceRunner {
   }
 
   reset(): void {
+    this.generation++;
+    void this.opts.cleanup?.();
     batch(() => {
       this.state.value = null;
       this.setup.value = null;
@@ -70,7 +76,9 @@ export class RaceRunner {
     const path = `/${this.opts.bucket}/${encodeURIComponent(name)}`;
     const headers: [string, string][] = [["Content-Type", "application/json"]];
     if (cfg.pitfalls.seedingPut) headers.push(["Stream-Seq", padSeq(cfg.seedValue)]);
+    const generation = this.generation;
     const ex = await this.transport({ method: "PUT", path, headers });
+    if (generation !== this.generation) return false;
     batch(() => {
       this.setup.value = ex;
       this.verdict.value = null;
@@ -93,7 +101,9 @@ export class RaceRunner {
       if (w === null) return;
       const action = nextAction(st, w);
       if (!action) return;
+      const generation = this.generation;
       await this.perform(action);
+      if (generation !== this.generation) return;
       if (writer === undefined) this.state.value = { ...this.state.value!, turn: w + 1 };
       if (isFinished(this.state.value!)) await this.judge();
     } finally {
@@ -127,12 +137,14 @@ export class RaceRunner {
     try {
       this.reset();
       if (!(await this.prepare())) return;
+      const generation = this.generation;
       const loops = this.state.value!.writers.map(async (_w, i) => {
         for (;;) {
-          if (this.stopRequested) return;
+          if (this.stopRequested || generation !== this.generation) return;
           const action = nextAction(this.state.value!, i);
           if (!action) return;
           await this.pause(Math.floor(this.random() * jitterMs));
+          if (this.stopRequested || generation !== this.generation) return;
           await this.perform(action);
         }
       });
@@ -148,11 +160,14 @@ export class RaceRunner {
     this.stopRequested = true;
   }
 
+  /** One action against the server, folded into the state unless a reset started another run meanwhile. */
   private async perform(action: RaceAction): Promise<void> {
     const path = this.state.value!.path;
+    const generation = this.generation;
     if (action.kind === "read") {
       const startedAt = Date.now();
       const r = await readToTail(this.transport, path, action.from, { maxBytes: action.maxBytes, stopAfterFirst: action.stopAfterFirst });
+      if (generation !== this.generation) return;
       this.state.value = applyRead(this.state.value!, action.writer, action, {
         startedAt,
         endedAt: Date.now(),
@@ -173,6 +188,7 @@ export class RaceRunner {
         body: action.body,
       };
       const ex = await this.transport(req);
+      if (generation !== this.generation) return;
       this.state.value = applyCommit(this.state.value!, action.writer, action, ex);
     }
   }
@@ -181,7 +197,9 @@ export class RaceRunner {
   async judge(): Promise<void> {
     const st = this.state.value;
     if (!st) return;
+    const generation = this.generation;
     const r = await readToTail(this.transport, st.path, "-1");
+    if (generation !== this.generation) return;
     if (r.error) {
       this.error.value = `verdict read failed: ${r.error}`;
       return;

@@ -5,7 +5,11 @@
 // not read every event before it was validated against a stale log; a commit whose writer had,
 // but whose Stream-Seq says otherwise (the count after its own commit, a seeded value), broke
 // the recipe without being stale, like the first commit on an empty log under the after-commit
-// pitfall.
+// pitfall. raceLesson turns the verdict into what every lab verdict says (labLesson.ts).
+
+import type { LabLesson } from "./labLesson";
+import type { RaceState } from "./raceLab";
+import { padSeq } from "../api/streamSeq";
 
 export interface CommitCheck {
   writer: string;
@@ -92,4 +96,43 @@ export function checkLog(events: unknown[], stuck: string[] = []): Verdict {
   else if (stuck.length) summary = `Every accepted commit is correct, but ${stuck.join(", ")} could never commit.`;
   else summary = `All ${commits.length} commits saw the whole log before them.`;
   return { ok, events: events.length, commits, summary };
+}
+
+const commitsWord = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
+
+/** The verdict's three parts for this run: what happened, what Stream-Seq prevented, what to remember. */
+export function raceLesson(v: Verdict, st: Pick<RaceState, "config" | "writers">): LabLesson {
+  const { pitfalls } = st.config;
+  const lost = st.writers.reduce((n, w) => n + w.conflicts, 0);
+  const raced = `${st.writers.length} writers extended one log${lost ? `; ${commitsWord(lost)} lost a race with 409` : ""}. ${v.summary}`;
+  if (!v.ok && pitfalls.seedingPut)
+    return {
+      ok: false,
+      happened: raced,
+      prevented: `Every commit, the honest ones too: the PUT stored Stream-Seq ${padSeq(st.config.seedValue)}, above any true count, so each writer's count was too small and each retry answered 409 again.`,
+      remember: "Create a prefix-count stream with a PUT without Stream-Seq, so the first commit's 0 is accepted.",
+    };
+  if (!v.ok && pitfalls.afterCommit)
+    return {
+      ok: false,
+      happened: raced,
+      prevented: "Nothing it was meant to: counting its own events made a stale writer's value greater than the stored one, so the check passed a commit built on a log the writer had not read.",
+      remember: "Send the count of events before your commit, never the count after it.",
+    };
+  if (!v.ok && pitfalls.shortRead)
+    return {
+      ok: false,
+      happened: raced,
+      prevented: "Nothing it was meant to: a read cut short by max_bytes stopped before the tail, and a count taken there could still beat the stored value.",
+      remember: "Read on until Stream-Up-To-Date: true before you count.",
+    };
+  if (!v.ok) return { ok: false, happened: raced, prevented: "Not what it should have: see the commits below.", remember: "Every writer, every append carries the prefix count." };
+  return {
+    ok: true,
+    happened: raced,
+    prevented: lost
+      ? `${commitsWord(lost)} built on a stale read: each sent a count the log had already moved past, got 409 with Stream-Last-Seq, read on k new events and was checked again with n + k. No commit went in without its writer having read every event before it.`
+      : "Nothing needed refusing this time: no two writers sent the same count. Run it step by step, or with more writers, to see a 409.",
+    remember: "Send the number of events you read, zero-padded, with every commit; on a 409 with Stream-Last-Seq read on to the tail and retry with n + k.",
+  };
 }

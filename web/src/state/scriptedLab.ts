@@ -12,6 +12,8 @@ export interface StepResult {
   ok: boolean;
   /** Stop the script here (an unexpected answer makes later steps meaningless). */
   halt?: boolean;
+  /** The lab dropped the answer: the actor never saw it (the exchange is kept to show what it missed). */
+  lost?: boolean;
 }
 
 export interface ScriptStep<C> {
@@ -30,6 +32,12 @@ export interface ScriptStep<C> {
   run?(ctx: C, transport: Transport): Promise<StepResult & { exchanges?: Exchange[] }>;
 }
 
+/** How a lab is made: a fresh stream name per run, and what to do when a run ends (delete its streams). */
+export interface LabOptions {
+  name?: () => string;
+  cleanup?: () => Promise<void>;
+}
+
 export interface StepRecord {
   index: number;
   actor: string;
@@ -39,6 +47,7 @@ export interface StepRecord {
   exchanges: Exchange[];
   note: string;
   ok: boolean;
+  lost?: boolean;
 }
 
 export class ScriptedLab<C> {
@@ -50,11 +59,15 @@ export class ScriptedLab<C> {
   readonly view: Signal<C>;
   ctx: C;
   steps: ScriptStep<C>[];
+  /** Bumped by reset: an answer that arrives for an earlier run is dropped. */
+  private generation = 0;
 
+  /** `cleanup` runs on every reset: a lab deletes the streams of the run it ends. */
   constructor(
     private readonly transport: Transport,
     private readonly makeCtx: () => C,
     private readonly makeSteps: () => ScriptStep<C>[],
+    private readonly cleanup?: () => Promise<void>,
   ) {
     this.ctx = makeCtx();
     this.steps = makeSteps();
@@ -66,6 +79,8 @@ export class ScriptedLab<C> {
   }
 
   reset(): void {
+    this.generation++;
+    void this.cleanup?.();
     this.ctx = this.makeCtx();
     this.steps = this.makeSteps();
     batch(() => {
@@ -79,6 +94,9 @@ export class ScriptedLab<C> {
   async step(): Promise<void> {
     if (this.busy.value || this.finished) return;
     this.busy.value = true;
+    const generation = this.generation;
+    // The run this step belongs to: a reset while it waits for its answer must not touch the next run.
+    const ctx = this.ctx;
     try {
       const i = this.cursor.value;
       const s = this.steps[i]!;
@@ -86,25 +104,26 @@ export class ScriptedLab<C> {
       let result: StepResult;
       let exchanges: Exchange[] = [];
       if (s.run) {
-        const r = await s.run(this.ctx, this.transport);
+        const r = await s.run(ctx, this.transport);
         result = r;
         exchanges = r.exchanges ?? [];
       } else {
-        const ex = await this.transport(s.build!(this.ctx));
+        const ex = await this.transport(s.build!(ctx));
         exchanges = [ex];
         const status = ex.response?.status;
         result = s.after
-          ? s.after(this.ctx, ex)
+          ? s.after(ctx, ex)
           : {
               ok: status === s.expectStatus,
               note: status === s.expectStatus ? (s.okNote ?? `${status}, as the rule says.`) : `Expected ${s.expectStatus}, got ${status ?? ex.networkError}.`,
             };
       }
-      const rec: StepRecord = { index: i, actor: s.actor, title, explain: s.explain, expectStatus: s.expectStatus, exchanges, note: result.note, ok: result.ok };
+      if (generation !== this.generation) return;
+      const rec: StepRecord = { index: i, actor: s.actor, title, explain: s.explain, expectStatus: s.expectStatus, exchanges, note: result.note, ok: result.ok, lost: result.lost };
       batch(() => {
         this.records.value = [...this.records.value, rec];
         this.cursor.value = i + 1;
-        this.view.value = structuredClone(this.ctx);
+        this.view.value = structuredClone(ctx);
         if (result.halt) this.halted.value = true;
       });
     } finally {
@@ -114,7 +133,8 @@ export class ScriptedLab<C> {
 
   async runAll(pause: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)), pauseMs = 200): Promise<void> {
     if (this.finished) this.reset();
-    while (!this.finished) {
+    const generation = this.generation;
+    while (!this.finished && generation === this.generation) {
       await this.step();
       if (!this.finished) await pause(pauseMs);
     }

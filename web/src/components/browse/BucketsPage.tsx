@@ -1,5 +1,6 @@
-// Buckets with their stream counts, filtered by prefix and paged; state lives in the URL. A
-// stream created from here (in any bucket, new or not) reloads the list.
+// Buckets with their stream counts and live readers, filtered by prefix, sorted by name or by
+// readers, and paged; state lives in the URL. A stream created from here (in any bucket, new or
+// not) reloads the list.
 import { useEffect, useMemo } from "preact/hooks";
 import { introspection, type BucketPage, type PageQuery } from "../../api/introspection";
 import { Resource } from "../../state/resource";
@@ -10,14 +11,17 @@ import { Link } from "../common/Link";
 import { TextFilter } from "./ListFilters";
 import { formatTotal, Pager } from "./Pager";
 import { auth } from "../../state/auth";
+import type { BucketRow } from "../../api/introspection";
+import type { BucketSort } from "../../api/readers";
 
 const PAGE = 100;
 
 export function BucketsPage({ query }: { query: URLSearchParams }) {
   const prefix = query.get("prefix") ?? "";
   const after = query.get("after") ?? "";
+  const sort: BucketSort = query.get("sort") === "readers" ? "readers" : "name";
   const list = useMemo(() => new Resource<BucketPage, PageQuery>((q, s) => introspection.buckets(q, s)), []);
-  useEffect(() => void list.load({ prefix, after, limit: PAGE }), [prefix, after]);
+  useEffect(() => void list.load({ prefix, after, limit: PAGE, sort: sort === "readers" ? sort : undefined }), [prefix, after, sort]);
   useEffect(() => () => list.dispose(), []);
   useEffect(() => onStreamChanged(() => void list.reload()), []);
   const data = list.data.value;
@@ -30,13 +34,20 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
         </div>
         <div class="actions" style={{ alignItems: "flex-end" }}>
           <TextFilter value={prefix} label="Bucket prefix" placeholder="e.g. demo" width="280px" onChange={(v) => setQuery({ prefix: v, after: undefined })} />
+          <label class="field">
+            <span>Sort by</span>
+            <select aria-label="Sort buckets by" value={sort} onChange={(e) => setQuery({ sort: e.currentTarget.value === "readers" ? "readers" : undefined, after: undefined })}>
+              <option value="name">name</option>
+              <option value="readers">live readers, most first</option>
+            </select>
+          </label>
           <CreateStreamButton />
         </div>
       </div>
       <section class="panel" aria-labelledby="buckets-title">
         <header>
           <h2 id="buckets-title">Buckets</h2>
-          <span class="muted">every bucket on this server and how many streams it holds</span>
+          <span class="muted">every bucket on this server, how many streams it holds and how many readers follow them now</span>
         </header>
         {list.error.value && (
           <div class="note bad">
@@ -57,11 +68,12 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
             <tr>
               <th>Bucket</th>
               <th style={{ textAlign: "right", width: "160px" }}>Streams</th>
+              <th style={{ textAlign: "right", width: "160px" }}>Live readers</th>
             </tr>
           </thead>
           <tbody>
-            {data?.buckets.map((b) => (
-              <tr key={b.bucket_id}>
+            {data?.buckets.map((b: BucketRow) => (
+              <tr key={b.bucket_id} data-bucket={b.bucket_id}>
                 <td>
                   <Link href={links.bucket(b.bucket_id)} class="mono">
                     {b.bucket_id}
@@ -69,6 +81,9 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
                 </td>
                 <td class="num" style={{ textAlign: "right" }}>
                   {b.stream_count.toLocaleString("en-US")}
+                </td>
+                <td class="num" style={{ textAlign: "right" }} data-col="live_readers">
+                  {b.live_readers.toLocaleString("en-US")}
                 </td>
               </tr>
             ))}
@@ -79,7 +94,7 @@ export function BucketsPage({ query }: { query: URLSearchParams }) {
         )}
         {data && (
           <div class="body">
-            <Pager listKey={`buckets?${prefix}`} after={after} nextCursor={data.next_cursor} hasMore={data.has_more} shown={data.buckets.length} />
+            <Pager listKey={`buckets?${prefix}&${sort}`} after={after} nextCursor={data.next_cursor} hasMore={data.has_more} shown={data.buckets.length} />
           </div>
         )}
       </section>

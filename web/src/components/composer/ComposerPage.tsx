@@ -11,6 +11,7 @@ import { ExplainerSheet } from "../explainers/ExplainerSheet";
 import { RequestForm } from "./RequestForm";
 import { ResponseInspector } from "./ResponseInspector";
 import { RetryPanel } from "./RetryPanel";
+import { IncarnationGone } from "./IncarnationGone";
 import { splitTarget } from "./TargetStatus";
 import { isEndpoint } from "../../state/endpoints";
 
@@ -26,7 +27,10 @@ export function ComposerPage({ query }: { query: URLSearchParams }) {
     const parts = splitTarget(target);
     if (!parts) return;
     void introspection.stream(parts[0], parts[1]).then((r) => {
-      if (r.ok && composer.form.value.target === target) composer.update({ contentType: r.data.content_type, incarnation: r.data.incarnation });
+      if (r.ok && composer.form.value.target === target) {
+        composer.update({ contentType: r.data.content_type });
+        composer.knowToken(target, r.data.incarnation);
+      }
     });
   }, [target]);
   const f = composer.form.value;
@@ -56,6 +60,7 @@ export function ComposerPage({ query }: { query: URLSearchParams }) {
           </details>
         </div>
         <div class="stack">
+          <IncarnationGone model={composer} />
           <RetryPanel model={composer} />
           <Panel title="Response" id="response">
             <ResponseInspector ex={composer.last.value} />

@@ -40,7 +40,8 @@ function Guard(props: {
 
 const BATCH_REFUSES = "on append-batch: 400 UNSUPPORTED_HEADER, nothing applied";
 
-export function GuardFields({ f, update, lastToken }: { f: ComposerForm; update: Update; lastToken?: string }) {
+/** `tokenGone`: the kept token names a stream that was recreated since (it is still sent, on purpose). */
+export function GuardFields({ f, update, tokenGone }: { f: ComposerForm; update: Update; tokenGone: boolean }) {
   const shown = new Set(guardsFor(f));
   const batch = f.endpoint === "append-batch";
   return (
@@ -81,7 +82,13 @@ export function GuardFields({ f, update, lastToken }: { f: ComposerForm; update:
       <Guard id="g-inc" label="Stream-Incarnation" on={f.incarnationOn} onToggle={(v) => update({ incarnationOn: v })} hint="412 if the stream was recreated">
         <div class="row">
           <input class="mono grow" aria-label="Stream-Incarnation value" value={f.incarnation} disabled={!f.incarnationOn} onInput={(e) => update({ incarnation: e.currentTarget.value })} />
-          {lastToken && <span class="muted" style={{ fontSize: "12px" }}>prefilled from the last response</span>}
+          {tokenGone ? (
+            <span class="warn-text small-line" data-testid="token-gone">
+              names the stream you knew, which is gone: still sent until you start over
+            </span>
+          ) : (
+            f.incarnation && <span class="muted small-line">kept from the stream's answers</span>
+          )}
         </div>
       </Guard>
       )}

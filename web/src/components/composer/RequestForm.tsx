@@ -39,7 +39,6 @@ export function RequestForm({ model }: { model: ComposerModel }) {
   const req = buildRequest(f);
   const spec = ENDPOINTS[f.endpoint];
   const kind = bodyKind(f);
-  const lastToken = model.last.value?.response?.headers.find(([k]) => k === "stream-incarnation")?.[1];
   const access = requiredScope(req.method, req.path);
   const need = auth.need(access.scope, access.bucket);
   return (
@@ -129,7 +128,7 @@ export function RequestForm({ model }: { model: ComposerModel }) {
         </label>
       )}
       {kind === "frames" && <FramesEditor frames={f.frames} json={/json/i.test(f.contentType)} onChange={(frames) => update({ frames })} />}
-      <GuardFields f={f} update={update} lastToken={lastToken} />
+      <GuardFields f={f} update={update} tokenGone={model.recreated.value !== null} />
       <details class="extra">
         <summary>Other headers</summary>
         <textarea rows={2} placeholder="Name: value, one per line" value={f.extraHeaders} onInput={(e) => update({ extraHeaders: e.currentTarget.value })} aria-label="Other headers" />

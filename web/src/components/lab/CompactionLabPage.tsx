@@ -2,35 +2,32 @@
 // retention), a second writer counts on from the snapshot, and a reader recovers from a 410
 // through bootstrap; with the pitfall, the snapshot keeps no count and the second writer can
 // never commit again.
-import { compactionLab, LAB_BUCKET } from "../../state/app";
+import { compactionLab, LAB_BUCKET, labStreams } from "../../state/app";
 import { auth } from "../../state/auth";
 import { links } from "../../state/router";
 import { Link } from "../common/Link";
-import { Panel } from "../common/Panel";
+import { LabVerdict } from "./LabVerdict";
+import { LabStreamsNote } from "./LabStreamsNote";
 import { CwRule } from "../explainers/CwRule";
 import { ScriptedLabView } from "./ScriptedLabView";
 
 function Verdict() {
   const v = compactionLab.verdict;
-  if (!v)
-    return (
-      <Panel title="Verdict">
-        <p class="muted">When the last step has run, the lab checks two things against what the server answered: B committed with Stream-Seq equal to every event before it, trimmed ones included; C recovered the whole log from the snapshot and the messages after it.</p>
-      </Panel>
-    );
   return (
-    <Panel title="Verdict" id="verdict">
-      <div class={`note ${v.ok ? "ok" : "bad"}`} data-testid="verdict" data-ok={v.ok}>
-        <strong>{v.ok ? "PASS" : "FAIL"}</strong> — {v.summary}
-      </div>
-      <ul class="verdict-rows">
-        {v.rows.map((r) => (
-          <li key={r.who} data-ok={r.ok}>
-            <span class={r.ok ? "ok-text" : "error-text"}>{r.ok ? "✓" : "✗"}</span> <strong>{r.who}</strong> {r.what}
-          </li>
-        ))}
-      </ul>
-    </Panel>
+    <LabVerdict
+      verdict={v}
+      pending="When the last step has run, the lab checks two things against what the server answered: B committed with Stream-Seq equal to every event before it, trimmed ones included; C recovered the whole log from the snapshot and the messages after it."
+    >
+      {v && (
+        <ul class="verdict-rows">
+          {v.rows.map((r) => (
+            <li key={r.who} data-ok={r.ok}>
+              <span class={r.ok ? "ok-text" : "error-text"}>{r.ok ? "✓" : "✗"}</span> <strong>{r.who}</strong> {r.what}
+            </li>
+          ))}
+        </ul>
+      )}
+    </LabVerdict>
   );
 }
 
@@ -48,6 +45,7 @@ export function CompactionLabPage() {
             A prefix-count stream whose start is trimmed: its writers count from a snapshot instead of from offset=-1, and its readers start from the snapshot through
             bootstrap.
           </div>
+          <LabStreamsNote streams={labStreams.compaction} />
         </div>
       </div>
       <div class="lab-layout">

@@ -1,5 +1,8 @@
 // Incarnation lab: a kept token meets a recreated stream.
-import { incarnationLab, LAB_BUCKET } from "../../state/app";
+import { incarnationLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { incarnationLesson } from "../../state/incarnationLab";
+import { LabVerdict } from "./LabVerdict";
+import { LabStreamsNote } from "./LabStreamsNote";
 import { auth } from "../../state/auth";
 import { ScriptedLabView } from "./ScriptedLabView";
 import { CwRule } from "../explainers/CwRule";
@@ -12,6 +15,7 @@ export function IncarnationLabPage() {
         <div>
           <h1>Incarnation lab</h1>
           <div class="sub">Stream-Seq and producer state belong to one stream. Stream-Incarnation tells a client that the stream it knew was deleted and recreated at the same URL.</div>
+          <LabStreamsNote streams={labStreams.incarnation} />
         </div>
       </div>
       <div class="lab-layout">
@@ -31,6 +35,10 @@ export function IncarnationLabPage() {
               { what: `The lab's creates and appends in ${LAB_BUCKET}`, need: auth.need("write", LAB_BUCKET) },
               { what: "Its delete", need: auth.need("admin", LAB_BUCKET) },
             ]}
+          />
+          <LabVerdict
+            verdict={incarnationLab.finished ? incarnationLesson(ctx) : null}
+            pending="When the last step has run, the lab checks that every request with the old token was refused with the new one, and that starting over found an empty new stream and could write to it."
           />
         </div>
         <aside class="stack lab-aside">

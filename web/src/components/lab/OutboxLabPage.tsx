@@ -1,7 +1,9 @@
 // Outbox lab: publishing committed facts with both guards, through an owner takeover.
-import { LAB_BUCKET, outboxLab } from "../../state/app";
+import { LAB_BUCKET, labStreams, outboxLab } from "../../state/app";
 import { auth } from "../../state/auth";
-import { FACTS, PRODUCER_ID } from "../../state/outboxLab";
+import { FACTS, outboxLesson, PRODUCER_ID } from "../../state/outboxLab";
+import { LabVerdict } from "./LabVerdict";
+import { LabStreamsNote } from "./LabStreamsNote";
 import { ScriptedLabView } from "./ScriptedLabView";
 import { DedupExplainer } from "../explainers/SeqRulesExplainer";
 import { BytewiseExplainer } from "../explainers/BytewiseExplainer";
@@ -15,9 +17,10 @@ export function OutboxLabPage() {
         <div>
           <h1>Outbox lab</h1>
           <div class="sub">
-            One logical publisher ({PRODUCER_ID}) publishes facts 1–{FACTS} from a source of truth: producer headers for retries, Stream-Seq = the commit number. A
-            new owner takes over with a higher epoch.
+            One logical publisher ({PRODUCER_ID}) publishes facts 1–{FACTS} from a source of truth. Producer headers make a retry after a lost answer safe; Stream-Seq
+            = the commit number keeps each fact once and in order when a new owner takes over with a higher epoch.
           </div>
+          <LabStreamsNote streams={labStreams.outbox} />
         </div>
       </div>
       <div class="lab-layout">
@@ -31,6 +34,10 @@ export function OutboxLabPage() {
             </div>
           </div>
           <ScriptedLabView lab={outboxLab} label={`Takeover on ${ctx.path}`} needs={[{ what: `The lab's appends to ${LAB_BUCKET}`, need: auth.need("write", LAB_BUCKET) }]} />
+          <LabVerdict
+            verdict={outboxLab.finished ? outboxLesson(ctx) : null}
+            pending="When the last step has run, the lab reads the stream: every fact must be on it once, in commit order, although one was sent twice and one republished."
+          />
         </div>
         <aside class="stack lab-aside">
           <div class="explainer">

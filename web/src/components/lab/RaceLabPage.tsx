@@ -1,5 +1,7 @@
 // Race lab: writers run the prefix-count recipe on a fresh stream, step by step or all at once.
-import { raceLab, LAB_BUCKET } from "../../state/app";
+import { raceLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { raceLesson } from "../../state/raceVerdict";
+import { LabStreamsNote } from "./LabStreamsNote";
 import { links } from "../../state/router";
 import { Panel } from "../common/Panel";
 import { Link } from "../common/Link";
@@ -20,6 +22,7 @@ export function RaceLabPage() {
           <div class="sub">
             Several writers extend one log with prefix-count Stream-Seq: read to the tail counting n, commit with n, and on a 409 read on k events and retry with n + k.
           </div>
+          <LabStreamsNote streams={labStreams.race} />
         </div>
       </div>
       <div class="lab-layout race">
@@ -35,7 +38,7 @@ export function RaceLabPage() {
             </div>
           )}
           {st ? <Swimlane lab={raceLab} /> : <div class="empty panel">Press Step to create a fresh stream and let writer A make its first read.</div>}
-          <VerdictPanel verdict={raceLab.verdict.value} />
+          <VerdictPanel verdict={raceLab.verdict.value} lesson={raceLab.verdict.value && st ? raceLesson(raceLab.verdict.value, st) : null} />
         </div>
         <aside class="stack lab-aside" aria-label="Explainers">
           <BytewiseExplainer initial={["10", "9"]} />

@@ -34,12 +34,20 @@ function Done({ r }: { r: StepRecord }) {
         <div class="result stack" style={{ gap: "4px" }}>
           {r.exchanges.slice(-1).map((ex) => (
             <div key={ex.id} class="row" style={{ gap: "6px" }}>
-              <span class="mono">
+              <span class="mono step-request">
                 {ex.request.method} {ex.request.path}
               </span>
-              <StatusCode status={ex.response?.status} />
-              {OUTCOME_LABEL[classify(ex)] !== String(ex.response?.status) && <OutcomeChip outcome={classify(ex)} />}
-              <KeyHeaders ex={ex} />
+              {r.lost ? (
+                <span class="chip bad" data-testid="answer-lost">
+                  answer lost
+                </span>
+              ) : (
+                <>
+                  <StatusCode status={ex.response?.status} />
+                  {OUTCOME_LABEL[classify(ex)] !== String(ex.response?.status) && <OutcomeChip outcome={classify(ex)} />}
+                  <KeyHeaders ex={ex} />
+                </>
+              )}
             </div>
           ))}
           <div class={r.ok ? "" : "error-text"} data-testid="step-note">
@@ -49,7 +57,8 @@ function Done({ r }: { r: StepRecord }) {
         {r.exchanges.length > 0 && (
           <details>
             <summary>
-              Request and response{r.exchanges.length > 1 ? ` (${r.exchanges.length} exchanges)` : ""}
+              {r.lost ? "Request, and the answer that never arrived" : "Request and response"}
+              {r.exchanges.length > 1 ? ` (${r.exchanges.length} exchanges)` : ""}
             </summary>
             {r.exchanges.map((ex) => (
               <ExchangeView key={ex.id} ex={ex} />

@@ -2,7 +2,8 @@
 // and a shared time axis on the left (action number and when its answer came, in milliseconds
 // since the run began), so
 // who committed first is read straight off the page. A lost commit names the commit that beat
-// it. Values never wrap: Stream-Seq shows its padding dimmed and its digits bold.
+// it. Values never wrap: Stream-Seq shows its padding dimmed and its digits bold. On a phone the
+// lanes stack: each row shows only the writer that acted, named (styles/labs.css).
 import type { CommitEntry, LaneEntry, WriterState } from "../../state/raceLab";
 import { nextAction } from "../../state/raceLab";
 import type { RaceRunner } from "../../state/raceRunner";
@@ -87,7 +88,7 @@ export function Swimlane({ lab }: { lab: RaceRunner }) {
                 </span>
               </div>
               <div class="muted small-line nowrap">
-                {w.accepted} accepted · {w.conflicts} × 409 · n = {w.n}
+                {w.accepted} accepted · {w.conflicts} × 409 · <span class="nowrap">n = {w.n}</span>
               </div>
               {next && (
                 <button type="button" class="small" disabled={busy} onClick={() => void lab.step(i)} title={next.kind === "commit" ? `commit with Stream-Seq ${Number(next.seq)}` : "read to the tail"}>
@@ -106,6 +107,7 @@ export function Swimlane({ lab }: { lab: RaceRunner }) {
           </div>
           {layout.lanes.map((name, lane) => (
             <div role="cell" key={name} class={`swim-cell ${lane === r.lane ? "active" : ""}`} data-writer={lane === r.lane ? name : undefined}>
+              {lane === r.lane && <span class="swim-who">Writer {name}</span>}
               {lane === r.lane && (r.entry.kind === "commit" ? <CommitCell e={r.entry} row={r} lanes={layout.lanes} /> : <ReadCell e={r.entry as LaneEntry & { kind: "read" | "read-on" }} />)}
             </div>
           ))}

@@ -1,6 +1,6 @@
 // One stream: its guards and state, its byte range with its forks, append rate, fork family,
-// producers, and its messages (viewer with search, seek and export, or the live tail); append,
-// close and delete from the header. Re-reads itself every second and right after any write this
+// producers, its live readers, and its messages (viewer with search, seek and export, or the
+// live tail); append, close and delete from the header. Re-reads itself every second and right after any write this
 // console sends to it, so no panel shows what was true before a write.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { introspection, type ForkNode, type ForkTree as Tree, type StreamDetail, type VisibleForkNode } from "../../api/introspection";
@@ -29,6 +29,7 @@ import { ProducersTable } from "./ProducersTable";
 import { MessageBrowser } from "./MessageBrowser";
 import { LiveTail } from "./LiveTail";
 import { ForkTree } from "./ForkTree";
+import { ReadersPanel } from "./ReadersPanel";
 
 export function StreamPage({ bucket, stream, query }: { bucket: string; stream: string; query: URLSearchParams }) {
   const model = useMemo(() => new StreamPageModel(bucket, stream), [bucket, stream]);
@@ -194,6 +195,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
           <ProducersTable d={d} />
         </Panel>
       </div>
+      <ReadersPanel bucket={d.bucket_id} stream={d.stream_id} />
       <section class="panel" aria-label="Messages">
         <header>
           <div

@@ -15,7 +15,7 @@ interface FakeStream {
   lastSeq: string | null;
   inc: string;
   closed: boolean;
-  producers: Map<string, { epoch: number; seq: number }>;
+  producers: Map<string, { epoch: number; seq: number; end: number }>;
   snapshot: { offset: number; ct: string; body: string; digest: string } | null;
   floor: number;
 }
@@ -89,7 +89,9 @@ export function fakeServer() {
       const seq = Number(h("Producer-Seq"));
       const p = s.producers.get(pid);
       if (p && epoch < p.epoch) return out(403, [["producer-epoch", String(p.epoch)]], "", "PRODUCER_EPOCH_STALE");
-      if (p && epoch === p.epoch && seq <= p.seq) return out(204, [...base, ["producer-epoch", String(p.epoch)], ["producer-seq", String(p.seq)]]);
+      // A repeat of the newest write carries where it ended; an older one carries no offset.
+      if (p && epoch === p.epoch && seq <= p.seq)
+        return out(204, [...base, ["producer-epoch", String(p.epoch)], ["producer-seq", String(p.seq)], ...(seq === p.seq ? ([["stream-next-offset", offsetToken(p.end)]] as HeaderList) : [])]);
       const expected = !p || epoch > p.epoch ? 0 : p.seq + 1;
       if (seq !== expected) return out(409, [["producer-expected-seq", String(expected)], ["producer-received-seq", String(seq)]], "", "PRODUCER_SEQ_CONFLICT");
       producer = { id: pid, epoch, seq };
@@ -107,7 +109,7 @@ export function fakeServer() {
     if (seq !== undefined) s.lastSeq = seq;
     const hs: HeaderList = [...base, ["stream-next-offset", offsetToken(tail(s))]];
     if (producer) {
-      s.producers.set(producer.id, { epoch: producer.epoch, seq: producer.seq });
+      s.producers.set(producer.id, { epoch: producer.epoch, seq: producer.seq, end: tail(s) });
       hs.push(["producer-epoch", String(producer.epoch)], ["producer-seq", String(producer.seq)]);
       return out(200, hs);
     }
