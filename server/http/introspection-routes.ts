@@ -111,6 +111,8 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     if (!at.ok) return renderError(at.error);
     const limit = parseLimit(url.searchParams, 200, 1000);
     if (!limit.ok) return renderError(limit.error);
+    // A page of up to 1,000 index rows takes a read turn, as a listing page does.
+    await nextReadTurn();
     const page = await pageAboveFloor((position, n) => deps.store.introspection.messageIndex(state, position, n), at.value, limit.value, state.retained);
     return json(messageIndexJson(page));
   });

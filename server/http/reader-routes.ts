@@ -18,6 +18,7 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { parseLimit } from "./introspection-query";
 import { parseStreamPath } from "./paths";
+import { nextReadTurn } from "./read-turns";
 import { json } from "./respond";
 import { Routes } from "./router";
 
@@ -31,7 +32,7 @@ export function readerRoutes(deps: AppDeps, now: () => number = Date.now): Route
     if ("code" in state) return renderError(state);
     const limit = parseLimit(new URL(c.req.url).searchParams, 100, 1000);
     if (!limit.ok) return renderError(limit.error);
-    return json(await readerPage(deps.store, deps.hub, state, limit.value, now()));
+    return json(await readerPage(deps.store, deps.hub, state, limit.value, now(), c.req.raw.signal));
   });
   return app;
 }
@@ -43,7 +44,12 @@ async function liveStream(store: Store, bucket: string, stream: string): Promise
   return state && !state.softDeleted ? state : protocolError("STREAM_NOT_FOUND", "stream not found");
 }
 
-export async function readerPage(store: Store, hub: LiveHub, state: StreamState, limit: number, nowMs: number): Promise<ReaderPage> {
+/**
+ * Each reader's lag is an index page of up to BEHIND_MESSAGES_CAP rows: a scan of stored data, so
+ * each takes a read turn, as a catch-up's steps do, and the counting stops (the rest answered as
+ * a lower bound of 0, capped) once the client has gone.
+ */
+export async function readerPage(store: Store, hub: LiveHub, state: StreamState, limit: number, nowMs: number, signal?: AbortSignal): Promise<ReaderPage> {
   const all = hub.readers(state.id);
   const behind = (offset: number) => Math.max(0, state.tail - offset);
   all.sort((a, b) => behind(b.offset) - behind(a.offset) || a.startedAtMs - b.startedAtMs);
@@ -51,7 +57,12 @@ export async function readerPage(store: Store, hub: LiveHub, state: StreamState,
   const counted = new Map<number, { n: number; capped: boolean }>();
   for (const r of listed) {
     if (counted.has(r.offset)) continue;
-    counted.set(r.offset, behind(r.offset) === 0 ? { n: 0, capped: false } : await messagesFrom(store, state, r.offset));
+    if (behind(r.offset) === 0) {
+      counted.set(r.offset, { n: 0, capped: false });
+      continue;
+    }
+    await nextReadTurn();
+    counted.set(r.offset, signal?.aborted ? { n: 0, capped: true } : await messagesFrom(store, state, r.offset));
   }
   const readers = listed.map((r): ReaderRow => {
     const messages = counted.get(r.offset)!;
