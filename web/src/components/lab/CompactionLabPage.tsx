@@ -43,7 +43,7 @@ export function CompactionLabPage() {
           <h1>Compaction lab</h1>
           <div class="sub">
             A prefix-count stream whose start is trimmed: its writers count from a snapshot instead of from offset=-1, and its readers start from the snapshot through
-            bootstrap.
+            bootstrap. The clients are ursa-client's PrefixCountWriter, compact(), resumeFromSnapshot() and readFromSnapshot().
           </div>
           <LabStreamsNote streams={labStreams.compaction} />
         </div>

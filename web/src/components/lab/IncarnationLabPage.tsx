@@ -14,7 +14,7 @@ export function IncarnationLabPage() {
       <div class="page-head">
         <div>
           <h1>Incarnation lab</h1>
-          <div class="sub">Stream-Seq and producer state belong to one stream. Stream-Incarnation tells a client that the stream it knew was deleted and recreated at the same URL.</div>
+          <div class="sub">Stream-Seq and producer state belong to one stream. Stream-Incarnation tells a client that the stream it knew was deleted and recreated at the same URL. The client is an ursa-client UrsaStream.</div>
           <LabStreamsNote streams={labStreams.incarnation} />
         </div>
       </div>
