@@ -1,17 +1,17 @@
 // "Retry from the 409": step 5 of the prefix-count recipe (Ursula v0.9.0, Conditional Writes) done
-// for the user. A Stream-Seq 409 carries
-// Stream-Last-Seq (the count before the winning commit) and Stream-Next-Offset (the tail),
-// so the writer can read on up to that tail, count the k events it had not seen, and retry
-// with n + k — without a separate read first. Offered only on a 409 with Stream-Last-Seq:
-// every other 409 is an error, and retrying it blindly would be wrong.
+// for the user, on ursa-client. A Stream-Seq 409 carries Stream-Last-Seq; a PrefixCountWriter
+// reads the stream to its tail and counts it (readOn, n), so the retry sends n + k. The composer
+// then resends the person's own request with only Stream-Seq changed: every header they wrote
+// (producer headers, extra ones) stays, which a commit() of the package would not send. Offered
+// only on a 409 with Stream-Last-Seq: every other 409 is an error, and retrying it blindly would
+// be wrong.
 import type { Exchange, ProtocolRequest } from "../api/types";
 import { getHeader } from "../api/headers";
 import { contentKind } from "../api/contentKind";
-import { messagesWithOffsets } from "../api/jsonArray";
-import { offsetPosition } from "../api/offsets";
 import { compareBytewise, incrementSeq, padSeq } from "../api/streamSeq";
+import { PrefixCountWriter, UrsaStream } from "../api/ursaClient";
+import { transportFetch } from "./clientFetch";
 import { pathOf, type Transport } from "./transport";
-import { readToTail } from "./logReader";
 
 export interface RetryPlan {
   lastSeq: string;
@@ -36,19 +36,26 @@ export async function planRetry(ex: Exchange, transport: Transport): Promise<Ret
   const nextOffset = getHeader(ex.response?.headers, "stream-next-offset");
   const sent = getHeader(ex.request.headers, "stream-seq") ?? "";
   const isJson = contentKind(getHeader(ex.request.headers, "content-type")) === "json";
-  const target = offsetPosition(nextOffset);
 
-  if (isJson && /^\d+$/.test(sent) && target !== undefined) {
+  if (isJson && /^\d+$/.test(sent)) {
     const reads: Exchange[] = [];
     const rec: Transport = async (req, o) => {
       const r = await transport(req, o);
       reads.push(r);
       return r;
     };
-    const r = await readToTail(rec, pathOf(ex.request.path), "-1", { untilPosition: target, headers: incarnationOf(ex.request) });
-    const total = messagesWithOffsets(r.messages, 0).filter((m) => m.position < target).length;
+    const incarnation = getHeader(ex.request.headers, "stream-incarnation");
+    const writer = new PrefixCountWriter(new UrsaStream(pathOf(ex.request.path), { fetch: transportFetch(rec), incarnation }));
+    let error: string | undefined;
+    try {
+      await writer.readOn();
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    const total = writer.n;
     const n = Number(sent);
     const k = total - n;
+    // The width the person sent, so their own values keep comparing bytewise as numbers.
     const seq = padSeq(total, sent.length);
     const plan: RetryPlan = {
       lastSeq,
@@ -59,9 +66,9 @@ export async function planRetry(ex: Exchange, transport: Transport): Promise<Ret
       total,
       seq,
       reads,
-      explanation: `Read on to Stream-Next-Offset: the stream holds ${total} events, ${k} more than the ${n} your count included. Retry with n + k = ${n} + ${k} = ${total}.`,
+      explanation: `Read on to the tail: the stream holds ${total} events, ${k} more than the ${n} your count included. Retry with n + k = ${n} + ${k} = ${total}.`,
     };
-    if (r.error) plan.warning = `The read-on failed (${r.error}); the count may be short.`;
+    if (error) plan.warning = `The read-on failed (${error}); the count may be short.`;
     else if (compareBytewise(seq, lastSeq) <= 0)
       plan.warning = `Even the true count ${total} is not above Stream-Last-Seq ${lastSeq}: the stored value is ahead of the log (a seeding PUT or a counting bug), so every honest retry answers 409.`;
     return plan;
@@ -83,9 +90,4 @@ export async function planRetry(ex: Exchange, transport: Transport): Promise<Ret
 /** The retry keeps every header of the refused attempt; only Stream-Seq changes. */
 export function retryRequest(req: ProtocolRequest, seq: string): ProtocolRequest {
   return { ...req, headers: req.headers.map(([k, v]) => [k, k.toLowerCase() === "stream-seq" ? seq : v] as [string, string]) };
-}
-
-function incarnationOf(req: ProtocolRequest): [string, string][] {
-  const inc = getHeader(req.headers, "stream-incarnation");
-  return inc ? [["Stream-Incarnation", inc]] : [];
 }
