@@ -10,12 +10,13 @@ await s.create({ contentType: "application/json" }); // PUT, never a Stream-Seq`
 await writer.commit((log) => decide(log));
 // commit() first reads to the tail (until Stream-Up-To-Date: true) and counts n = log.n`,
   commit: `await writer.commit((log) => {
-  validate(log.events);            // everything before this commit
-  return events;                   // appended with Stream-Seq = log.n, zero-padded
+  validate(log.events); // all events before it
+  return events; // Stream-Seq = log.n
 });`,
-  "read-on": `// inside writer.commit(): a 409 with Stream-Last-Seq (StreamSeqConflict) makes it
-// read on from where it stopped, count the k new events and call your function
-// again with log.n = n + k; any other refusal is thrown`,
+  "read-on": `await writer.commit((log) => decide(log));
+// on a 409 with Stream-Last-Seq (StreamSeqConflict) commit() reads on from where it
+// stopped, counts the k new events and calls your function again with log.n = n + k;
+// any other refusal is thrown`,
 } as const;
 
 export const OUTBOX_CODE = {
