@@ -2,7 +2,8 @@
 // retention), a second writer counts on from the snapshot, and a reader recovers from a 410
 // through bootstrap; with the pitfall, the snapshot keeps no count and the second writer can
 // never commit again.
-import { compactionLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { compactionLab, labStreams } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { auth } from "../../state/auth";
 import { links } from "../../state/router";
 import { Link } from "../common/Link";

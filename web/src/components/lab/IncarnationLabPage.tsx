@@ -1,5 +1,6 @@
 // Incarnation lab: a kept token meets a recreated stream.
-import { incarnationLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { incarnationLab, labStreams } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { incarnationLesson } from "../../state/incarnationLab";
 import { LabVerdict } from "./LabVerdict";
 import { LabStreamsNote } from "./LabStreamsNote";

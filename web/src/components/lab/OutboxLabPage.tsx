@@ -1,5 +1,6 @@
 // Outbox lab: publishing committed facts with both guards, through an owner takeover.
-import { LAB_BUCKET, labStreams, outboxLab } from "../../state/app";
+import { labStreams, outboxLab } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { auth } from "../../state/auth";
 import { FACTS, outboxLesson, PRODUCER_ID } from "../../state/outboxLab";
 import { LabVerdict } from "./LabVerdict";

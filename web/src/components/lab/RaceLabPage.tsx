@@ -1,5 +1,6 @@
 // Race lab: writers run the prefix-count recipe on a fresh stream, step by step or all at once.
-import { raceLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { raceLab, labStreams } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { raceLesson } from "../../state/raceVerdict";
 import { LabStreamsNote } from "./LabStreamsNote";
 import { links } from "../../state/router";
