@@ -6,10 +6,7 @@ import { BucketPage } from "./components/browse/BucketPage";
 import { StreamPage } from "./components/stream/StreamPage";
 import { ComposerPage } from "./components/composer/ComposerPage";
 import { TimelinePage } from "./components/timeline/TimelinePage";
-import { RaceLabPage } from "./components/lab/RaceLabPage";
-import { OutboxLabPage } from "./components/lab/OutboxLabPage";
-import { IncarnationLabPage } from "./components/lab/IncarnationLabPage";
-import { CompactionLabPage } from "./components/lab/CompactionLabPage";
+import { LabPage } from "./components/lab/LabPage";
 import { StartPage } from "./components/learn/StartPage";
 import { ServerPage } from "./components/server/ServerPage";
 import { Link } from "./components/common/Link";
@@ -34,13 +31,10 @@ function Page() {
     case "timeline":
       return <TimelinePage />;
     case "race":
-      return <RaceLabPage />;
     case "outbox":
-      return <OutboxLabPage />;
     case "incarnation":
-      return <IncarnationLabPage />;
     case "compaction":
-      return <CompactionLabPage />;
+      return <LabPage name={r.name} />;
     default:
       return (
         <div class="empty">

@@ -36,10 +36,6 @@ export function retentionRequest(streamPath: string, offset: string, incarnation
   return { method: "PUT", path: `${streamPath}/retention/${offset}`, headers: withIncarnation([], incarnation) };
 }
 
-export function bootstrapRequest(streamPath: string, incarnation = ""): ProtocolRequest {
-  return { method: "GET", path: `${streamPath}/bootstrap`, headers: withIncarnation([], incarnation) };
-}
-
 export function appendBatchRequest(streamPath: string, contentType: string, frames: string[], incarnation = ""): ProtocolRequest {
   return { method: "POST", path: `${streamPath}/append-batch`, headers: withIncarnation([["Content-Type", contentType]], incarnation), frames };
 }

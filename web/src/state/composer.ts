@@ -9,7 +9,7 @@ import type { Exchange, HeaderList, Method, ProtocolRequest } from "../api/types
 import { getHeader } from "../api/headers";
 import type { Transport } from "./transport";
 import { streamPathOf } from "../api/paths";
-import { planRetry, retryEligible, retryRequest, type RetryPlan } from "./retry";
+import { retryEligible, retryRequest, type RetryPlan } from "./retry";
 import { ENDPOINTS, endpointSuffix, type Endpoint, type Guard } from "./endpoints";
 import { padSeq } from "../api/streamSeq";
 
@@ -199,6 +199,8 @@ export class ComposerModel {
     const failed = this.last.value;
     if (!failed || !retryEligible(failed)) return null;
     this.retry.value = { kind: "planning" };
+    // ursa-client comes with the first retry, not with the console.
+    const { planRetry } = await import("./retryPlan");
     const plan = await planRetry(failed, this.retryTransport);
     this.retry.value = { kind: "ready", plan };
     this.update({ seqOn: true, seq: plan.seq });

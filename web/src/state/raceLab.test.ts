@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { padSeq } from "../api/streamSeq";
-import { applyCommit, applyRead, commitSeq, DEFAULT_RACE_CONFIG, initialRace, nextAction, scheduleNext, type RaceConfig } from "./raceLab";
+import { commitEvents, commitSeq, DEFAULT_RACE_CONFIG, foldCommit, foldRead, initialRace, nextAction, scheduleNext, type RaceConfig } from "./raceLab";
 import { checkLog, raceLesson } from "./raceVerdict";
 import { RaceRunner } from "./raceRunner";
 import { fakeServer } from "./testing/fakeServer";
@@ -31,34 +31,43 @@ function lane(r: RaceRunner, w: number): string[] {
   );
 }
 
-describe("race lab state machine", () => {
-  test("a writer reads, then commits with its count zero-padded", () => {
+const exchange = (method: "GET" | "POST", status: number, headers: [string, string][], body: string, request: [string, string][] = [], requestBody?: string, code?: string): Exchange => ({
+  id: "1",
+  origin: "",
+  request: { method, path: "/lab1/s", headers: request, body: requestBody },
+  startedAt: 10,
+  durationMs: 2,
+  response: { status, statusText: "", headers, bodyText: body },
+  errorCode: code,
+});
+
+describe("race lab lanes", () => {
+  test("a read counts n and the lane says the writer commits with its count zero-padded next", () => {
     let st = initialRace(cfg(), "/lab1/s");
-    const a = nextAction(st, 0)!;
-    expect(a).toEqual({ kind: "read", writer: 0, from: "-1", readOn: false, maxBytes: undefined, stopAfterFirst: false });
-    st = applyRead(st, 0, a as never, { events: 3, to: "0000000000000000_0000000000000030", responses: 1, upToDate: true, startedAt: 10, endedAt: 12 });
-    const c = nextAction(st, 0)!;
-    expect(c.kind).toBe("commit");
-    expect(c.kind === "commit" && c.seq).toBe(padSeq(3));
-    expect(c.kind === "commit" && JSON.parse(c.body)).toEqual([{ w: "A", c: 0, e: 0, of: 1, seq: padSeq(3), n: 3 }]);
+    expect(nextAction(st, 0)).toEqual({ kind: "read" });
+    st = foldRead(st, 0, exchange("GET", 200, [["stream-next-offset", "0000000000000000_0000000000000030"], ["stream-up-to-date", "true"]], "[1,2,3]"), false);
+    expect(st.writers[0]!.n).toBe(3);
+    expect(nextAction(st, 0)).toEqual({ kind: "commit", seq: padSeq(3) });
+    expect(commitEvents("A", 0, padSeq(3), 1, 3)).toEqual([{ w: "A", c: 0, e: 0, of: 1, seq: padSeq(3), n: 3 }]);
+  });
+
+  test("a read that goes on past a capped response extends the same entry", () => {
+    let st = initialRace(cfg(), "/lab1/s");
+    st = foldRead(st, 0, exchange("GET", 200, [["stream-next-offset", "t1"]], "[1]"), false);
+    st = foldRead(st, 0, exchange("GET", 200, [["stream-next-offset", "t2"], ["stream-up-to-date", "true"]], "[2,3]"), true);
+    const [entry] = st.writers[0]!.entries;
+    expect(st.writers[0]!.entries).toHaveLength(1);
+    expect(entry).toMatchObject({ kind: "read", events: 3, n: 3, responses: 2, to: "t2", upToDate: true });
   });
 
   test("only a 409 with Stream-Last-Seq leads to read-on; any other 409 fails the writer", () => {
     let st = initialRace(cfg(), "/lab1/s");
-    st = applyRead(st, 0, nextAction(st, 0) as never, { events: 0, to: "t0", responses: 1, upToDate: true, startedAt: 0, endedAt: 1 });
-    const commit = nextAction(st, 0) as Extract<ReturnType<typeof nextAction>, { kind: "commit" }>;
-    const res = (status: number, headers: [string, string][], code?: string): Exchange => ({
-      id: "1",
-      origin: "",
-      request: { method: "POST", path: "/lab1/s", headers: [] },
-      startedAt: 0,
-      durationMs: 0,
-      response: { status, statusText: "", headers, bodyText: "" },
-      errorCode: code,
-    });
-    const conflicted = applyCommit(st, 0, commit, res(409, [["stream-last-seq", padSeq(0)]], "STREAM_SEQ_CONFLICT"));
+    st = foldRead(st, 0, exchange("GET", 200, [["stream-next-offset", "t0"], ["stream-up-to-date", "true"]], "[]"), false);
+    const commit = (status: number, headers: [string, string][], code?: string) => exchange("POST", status, headers, "", [["Stream-Seq", padSeq(0)]], "[{}]", code);
+    const conflicted = foldCommit(st, 0, commit(409, [["stream-last-seq", padSeq(0)]], "STREAM_SEQ_CONFLICT"));
     expect(conflicted.writers[0]!.phase).toBe("read-on");
-    const closed = applyCommit(st, 0, commit, res(409, [["stream-closed", "true"]], "STREAM_CLOSED"));
+    expect(nextAction(conflicted, 0)).toEqual({ kind: "read-on" });
+    const closed = foldCommit(st, 0, commit(409, [["stream-closed", "true"]], "STREAM_CLOSED"));
     expect(closed.writers[0]!.phase).toBe("failed");
   });
 

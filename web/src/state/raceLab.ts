@@ -1,9 +1,11 @@
-// The race lab as a pure state machine: writers run the prefix-count recipe (Ursula v0.9.0,
-// Conditional Writes, §Prefix-count compare-and-set) against one fresh stream.
+// The race lab's lanes: writers run the prefix-count recipe (Ursula v0.9.0, Conditional Writes,
+// §Prefix-count compare-and-set) against one fresh stream, each an ursa-client PrefixCountWriter
+// (raceRunner.ts):
 //   read to the tail, counting n → append with Stream-Seq = pad(n)
 //   → on a 409 with Stream-Last-Seq: read on from where you stopped, count k, retry with n + k.
-// Pitfall toggles bend exactly one rule each. Effects (HTTP) live in raceRunner.ts; this file
-// only decides the next action and folds its result into the state, so it is unit-tested.
+// The package makes the requests; this file folds each exchange into its writer's lane, and says
+// from the lane what the writer will do next, so it is unit-tested without a server. Pitfall
+// toggles bend exactly one rule each.
 import type { Exchange } from "../api/types";
 import { getHeader } from "../api/headers";
 import { classify, type Outcome } from "../api/outcome";
@@ -111,17 +113,8 @@ export interface RaceState {
   clock: number;
 }
 
-export type RaceAction =
-  | { kind: "read"; writer: number; from: string; readOn: boolean; maxBytes?: number; stopAfterFirst: boolean }
-  | { kind: "commit"; writer: number; seq: string; body: string; events: number };
-
-export interface ReadResult extends Timed {
-  events: number;
-  to: string;
-  responses: number;
-  upToDate: boolean;
-  error?: string;
-}
+/** What a writer does next, as its lane says: read to the tail, read on after a 409, or commit with this Stream-Seq. */
+export type NextStep = { kind: "read" | "read-on" } | { kind: "commit"; seq: string };
 
 export function initialRace(config: RaceConfig, path: string): RaceState {
   const writers = WRITER_NAMES.slice(0, config.writers).map<WriterState>((name) => ({
@@ -153,66 +146,69 @@ export function commitSeq(n: number, events: number, pitfalls: RacePitfalls): st
  * had read, so the verdict can check the log alone: whether the writer saw every event before its
  * commit, and whether its Stream-Seq says so.
  */
-export function commitBody(writer: string, commit: number, seq: string, events: number, n: number): string {
-  const evs = Array.from({ length: events }, (_, e) => ({ w: writer, c: commit, e, of: events, seq, n }));
-  return JSON.stringify(evs);
+export function commitEvents(writer: string, commit: number, seq: string, events: number, n: number): unknown[] {
+  return Array.from({ length: events }, (_, e) => ({ w: writer, c: commit, e, of: events, seq, n }));
 }
 
-export function nextAction(state: RaceState, w: number): RaceAction | null {
+export function nextAction(state: RaceState, w: number): NextStep | null {
   const wr = state.writers[w];
   if (!wr) return null;
-  const { pitfalls, shortReadBytes } = state.config;
   switch (wr.phase) {
     case "read":
     case "read-on":
-      return {
-        kind: "read",
-        writer: w,
-        from: wr.readOffset,
-        readOn: wr.phase === "read-on",
-        maxBytes: pitfalls.shortRead ? shortReadBytes : undefined,
-        stopAfterFirst: pitfalls.shortRead,
-      };
-    case "commit": {
-      const events = eventsFor(state.config, w);
-      const seq = commitSeq(wr.n, events, pitfalls);
-      return { kind: "commit", writer: w, seq, events, body: commitBody(wr.name, wr.commit, seq, events, wr.n) };
-    }
+      return { kind: wr.phase };
+    case "commit":
+      return { kind: "commit", seq: commitSeq(wr.n, eventsFor(state.config, w), state.config.pitfalls) };
     default:
       return null;
   }
 }
 
-/** Applies one action's result to one writer and advances the global clock. */
+/** Applies one exchange to one writer; a new entry advances the global clock. */
 function withWriter(state: RaceState, w: number, fn: (wr: WriterState, at: number) => WriterState): RaceState {
   const at = state.clock + 1;
   return { ...state, clock: at, writers: state.writers.map((wr, i) => (i === w ? fn(wr, at) : wr)) };
 }
 
-export function applyRead(state: RaceState, w: number, action: Extract<RaceAction, { kind: "read" }>, r: ReadResult): RaceState {
+function messagesIn(ex: Exchange): number {
+  const body: unknown = JSON.parse(ex.response?.bodyText || "[]");
+  return Array.isArray(body) ? body.length : 0;
+}
+
+/**
+ * One GET of a writer's read. `continues`: the read goes on from the writer's last GET (it was
+ * not up to date), so it extends the same entry; otherwise it starts a read, or a read-on after a 409.
+ */
+export function foldRead(state: RaceState, w: number, ex: Exchange, continues: boolean): RaceState {
+  const status = ex.response?.status;
+  const error = status === 200 ? undefined : (ex.networkError ?? `${status} ${ex.errorCode ?? ""}`.trim());
+  const events = error ? 0 : messagesIn(ex);
+  const to = getHeader(ex.response?.headers, "stream-next-offset");
+  const upToDate = getHeader(ex.response?.headers, "stream-up-to-date") === "true";
+  const endedAt = ex.startedAt + ex.durationMs;
+  const open = state.writers[w]?.entries.at(-1);
+  if (continues && open && open.kind !== "commit") {
+    const writers = state.writers.map((wr, i) => {
+      if (i !== w) return wr;
+      const entry: ReadEntry = { ...open, to: to ?? open.to, events: open.events + events, n: open.n + events, responses: open.responses + 1, upToDate, endedAt, error };
+      return { ...wr, n: entry.n, readOffset: entry.to, phase: error ? ("failed" as const) : wr.phase, entries: [...wr.entries.slice(0, -1), entry] };
+    });
+    return { ...state, writers };
+  }
   return withWriter(state, w, (wr, at) => {
-    const n = wr.n + r.events;
-    const entry: ReadEntry = {
-      kind: action.readOn ? "read-on" : "read",
-      at,
-      startedAt: r.startedAt,
-      endedAt: r.endedAt,
-      from: action.from,
-      to: r.to,
-      events: r.events,
-      n,
-      responses: r.responses,
-      upToDate: r.upToDate,
-      error: r.error,
-    };
-    if (r.error) return { ...wr, phase: "failed", entries: [...wr.entries, entry] };
-    return { ...wr, n, readOffset: r.to, phase: "commit", entries: [...wr.entries, entry] };
+    const n = wr.n + events;
+    const entry: ReadEntry = { kind: wr.phase === "read-on" ? "read-on" : "read", at, startedAt: ex.startedAt, endedAt, from: wr.readOffset, to: to ?? wr.readOffset, events, n, responses: 1, upToDate, error };
+    if (error) return { ...wr, phase: "failed", entries: [...wr.entries, entry] };
+    return { ...wr, n, readOffset: entry.to, phase: "commit", entries: [...wr.entries, entry] };
   });
 }
 
-export function applyCommit(state: RaceState, w: number, action: Extract<RaceAction, { kind: "commit" }>, ex: Exchange): RaceState {
+/** One POST of a writer's commit, and what its answer means for the writer. */
+export function foldCommit(state: RaceState, w: number, ex: Exchange): RaceState {
   const status = ex.response?.status ?? 0;
   const outcome = classify(ex);
+  const seq = getHeader(ex.request.headers, "stream-seq") ?? "";
+  const events = (JSON.parse(ex.request.body ?? "[]") as unknown[]).length;
   const lastSeq = getHeader(ex.response?.headers, "stream-last-seq");
   const nextOffset = getHeader(ex.response?.headers, "stream-next-offset");
   return withWriter(state, w, (wr, at) => {
@@ -223,8 +219,8 @@ export function applyCommit(state: RaceState, w: number, action: Extract<RaceAct
       endedAt: ex.startedAt + ex.durationMs,
       commit: wr.commit,
       attempt: wr.attempt,
-      seq: action.seq,
-      events: action.events,
+      seq,
+      events,
       status,
       outcome,
       lastSeq,
@@ -241,12 +237,17 @@ export function applyCommit(state: RaceState, w: number, action: Extract<RaceAct
     if (status === 409 && lastSeq !== undefined) {
       const attempt = wr.attempt + 1;
       const prev = [...wr.entries].reverse().find((e): e is CommitEntry => e.kind === "commit");
-      const stalls = prev && prev.commit === wr.commit && prev.seq === action.seq ? wr.stalls + 1 : 0;
+      const stalls = prev && prev.commit === wr.commit && prev.seq === seq ? wr.stalls + 1 : 0;
       const stuck = attempt > state.config.maxRetries || stalls >= state.config.maxStalls;
       return { ...wr, entries, attempt, stalls, conflicts: wr.conflicts + 1, phase: stuck ? "stuck" : "read-on" };
     }
     return { ...wr, entries, phase: "failed" };
   });
+}
+
+/** A writer whose call ended without its lane saying why (an answer the package could not read). */
+export function failWriter(state: RaceState, w: number): RaceState {
+  return { ...state, writers: state.writers.map((wr, i) => (i === w && (wr.phase === "read" || wr.phase === "read-on" || wr.phase === "commit") ? { ...wr, phase: "failed" as const } : wr)) };
 }
 
 export function isFinished(state: RaceState): boolean {

@@ -1,23 +1,31 @@
-// Runs the race lab against the server: sets up a fresh stream, performs the actions the
-// state machine (raceLab.ts) asks for, one step at a time or all writers at once, and
-// finally reads the whole log for the verdict.
+// Runs the race lab against the server: sets up a fresh stream, and runs one ursa-client
+// PrefixCountWriter per writer, each committing in a loop. The writers' requests are held at each
+// step (pacedCall.ts), so Step lets one writer do one thing (read to the tail, or append) and the
+// lanes interleave as the person chooses; continuously, every writer runs at once. Each exchange
+// is folded into its lane (raceLab.ts); at the end the whole log is read for the verdict.
 import { batch, signal } from "@preact/signals";
-import type { Exchange, ProtocolRequest } from "../api/types";
+import type { Exchange } from "../api/types";
 import { padSeq } from "../api/streamSeq";
+import { parseSeq, PrefixCountWriter, UrsaStream, type FetchLike, type LogView } from "../api/ursaClient";
 import {
-  applyCommit,
-  applyRead,
+  commitEvents,
+  commitSeq,
   DEFAULT_RACE_CONFIG,
+  eventsFor,
+  failWriter,
+  foldCommit,
+  foldRead,
   initialRace,
   isFinished,
   nextAction,
   scheduleNext,
-  type RaceAction,
   type RaceConfig,
+  type RacePitfalls,
   type RaceState,
 } from "./raceLab";
 import { checkLog, type Verdict } from "./raceVerdict";
-import { readToTail } from "./logReader";
+import { transportFetch } from "./clientFetch";
+import { PacedCall } from "./pacedCall";
 import type { Transport } from "./transport";
 
 export interface RaceRunnerOptions {
@@ -31,6 +39,35 @@ export interface RaceRunnerOptions {
   cleanup?: () => Promise<void>;
 }
 
+/**
+ * The two pitfalls a PrefixCountWriter never makes, bent into its requests on their way out:
+ * the count after the writer's own commit (its events added to the Stream-Seq it computed), and
+ * one max_bytes response taken for the whole story (marked up to date for the writer; the lane
+ * shows the real answer). With both off, the package's requests go out as it made them.
+ */
+export function withPitfalls(inner: FetchLike, pitfalls: RacePitfalls, shortReadBytes: number): FetchLike {
+  return async (input, init = {}) => {
+    const method = init.method ?? "GET";
+    if (pitfalls.afterCommit && method === "POST") {
+      const headers = { ...(init.headers as Record<string, string>) };
+      const events = (JSON.parse(String(init.body)) as unknown[]).length;
+      headers["Stream-Seq"] = padSeq(parseSeq(headers["Stream-Seq"]!) + events);
+      return inner(input, { ...init, headers });
+    }
+    if (pitfalls.shortRead && method === "GET") {
+      const res = await inner(`${input}&max_bytes=${shortReadBytes}`, init);
+      if (!res.ok) return res;
+      const headers = new Headers(res.headers);
+      headers.set("Stream-Up-To-Date", "true");
+      return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    }
+    return inner(input, init);
+  };
+}
+
+/** A step begins with each append, and with the first GET of each read. */
+const beginsStep = (method: string, previous: string | null) => method !== "GET" || previous !== "GET";
+
 export class RaceRunner {
   readonly config = signal<RaceConfig>(DEFAULT_RACE_CONFIG);
   readonly state = signal<RaceState | null>(null);
@@ -42,6 +79,8 @@ export class RaceRunner {
   private stopRequested = false;
   /** Bumped by reset: an answer that arrives for an earlier run is dropped. */
   private generation = 0;
+  /** Each writer's commit loop, held at its next step. */
+  private writers: PacedCall<void>[] = [];
   private readonly pause: (ms: number) => Promise<void>;
   private readonly random: () => number;
 
@@ -60,6 +99,8 @@ export class RaceRunner {
 
   reset(): void {
     this.generation++;
+    for (const w of this.writers) w.stop();
+    this.writers = [];
     void this.opts.cleanup?.();
     batch(() => {
       this.state.value = null;
@@ -69,25 +110,74 @@ export class RaceRunner {
     });
   }
 
-  /** PUT a fresh application/json stream; with the seeding pitfall the PUT stores a Stream-Seq. */
+  /**
+   * Creates a fresh application/json stream (UrsaStream.create: a PUT without Stream-Seq) and
+   * starts the writers. The seeding pitfall is the one PUT the package never sends: the lab sends
+   * it itself, with a Stream-Seq.
+   */
   async prepare(): Promise<boolean> {
     const cfg = this.config.value;
     const name = this.opts.newStreamName?.() ?? `race-${Date.now().toString(36)}`;
     const path = `/${this.opts.bucket}/${encodeURIComponent(name)}`;
-    const headers: [string, string][] = [["Content-Type", "application/json"]];
-    if (cfg.pitfalls.seedingPut) headers.push(["Stream-Seq", padSeq(cfg.seedValue)]);
     const generation = this.generation;
-    const ex = await this.transport({ method: "PUT", path, headers });
-    if (generation !== this.generation) return false;
+    let ex: Exchange | undefined;
+    const recording: Transport = async (req, o) => (ex = await this.transport(req, o));
+    if (cfg.pitfalls.seedingPut) await recording({ method: "PUT", path, headers: [["Content-Type", "application/json"], ["Stream-Seq", padSeq(cfg.seedValue)]] });
+    else await new UrsaStream(path, { fetch: transportFetch(recording) }).create({ contentType: "application/json" }).catch(() => {});
+    if (generation !== this.generation || !ex) return false;
+    const created = ex.response?.status === 201;
     batch(() => {
-      this.setup.value = ex;
+      this.setup.value = ex!;
       this.verdict.value = null;
-      if (ex.response?.status === 201) {
+      if (created) {
         this.state.value = initialRace(cfg, path);
         this.error.value = null;
-      } else this.error.value = `could not create ${path}: ${ex.response?.status ?? ex.networkError}`;
+      } else this.error.value = `could not create ${path}: ${ex!.response?.status ?? ex!.networkError}`;
     });
-    return ex.response?.status === 201;
+    if (created) this.startWriters(path, cfg);
+    return created;
+  }
+
+  /** One PrefixCountWriter per lane, committing `commitsPerWriter` times, held before its first read. */
+  private startWriters(path: string, cfg: RaceConfig): void {
+    const generation = this.generation;
+    this.writers = this.state.value!.writers.map((_lane, w) => {
+      let previous: string | null = null;
+      const lane: Transport = async (req, o) => {
+        const ex = await this.transport(req, o);
+        if (generation === this.generation && this.state.value) {
+          this.state.value = req.method === "GET" ? foldRead(this.state.value, w, ex, previous === "GET") : foldCommit(this.state.value, w, ex);
+        }
+        previous = req.method;
+        return ex;
+      };
+      const call = new PacedCall<void>(withPitfalls(transportFetch(lane), cfg.pitfalls, cfg.shortReadBytes), beginsStep);
+      call.start(async (fetch) => {
+        const writer = new PrefixCountWriter(path, { fetch, maxAttempts: cfg.maxRetries + 1 });
+        for (let c = 0; c < cfg.commitsPerWriter; c++) await writer.commit((log) => this.decide(w, log));
+      });
+      // Why a writer stopped is in its lane (a refusal, a stuck writer, a new run).
+      call.result!.catch(() => {});
+      return call;
+    });
+  }
+
+  /** The writer's commit: its events, each naming the count it was decided on and the Stream-Seq it goes with. */
+  private decide(w: number, log: LogView): unknown[] {
+    const st = this.state.value!;
+    const lane = st.writers[w]!;
+    const events = eventsFor(st.config, w);
+    return commitEvents(lane.name, lane.commit, commitSeq(log.n, events, st.config.pitfalls), events, log.n);
+  }
+
+  /** Lets writer `w` do its next step; a writer its lane calls stuck is stopped there. */
+  private async advance(w: number): Promise<void> {
+    const call = this.writers[w];
+    if (!call) return;
+    await call.advance();
+    const phase = this.state.value?.writers[w]?.phase;
+    if (phase === "stuck") call.stop();
+    else if (call.settled && this.state.value && nextAction(this.state.value, w)) this.state.value = failWriter(this.state.value, w);
   }
 
   /** One action: by the given writer, or by the next in round-robin order. */
@@ -98,11 +188,9 @@ export class RaceRunner {
       if (!this.state.value && !(await this.prepare())) return;
       const st = this.state.value!;
       const w = writer ?? scheduleNext(st);
-      if (w === null) return;
-      const action = nextAction(st, w);
-      if (!action) return;
+      if (w === null || !nextAction(st, w)) return;
       const generation = this.generation;
-      await this.perform(action);
+      await this.advance(w);
       if (generation !== this.generation) return;
       if (writer === undefined) this.state.value = { ...this.state.value!, turn: w + 1 };
       if (isFinished(this.state.value!)) await this.judge();
@@ -141,15 +229,14 @@ export class RaceRunner {
       const loops = this.state.value!.writers.map(async (_w, i) => {
         for (;;) {
           if (this.stopRequested || generation !== this.generation) return;
-          const action = nextAction(this.state.value!, i);
-          if (!action) return;
+          if (!nextAction(this.state.value!, i)) return;
           await this.pause(Math.floor(this.random() * jitterMs));
           if (this.stopRequested || generation !== this.generation) return;
-          await this.perform(action);
+          await this.advance(i);
         }
       });
       await Promise.all(loops);
-      if (!this.stopRequested) await this.judge();
+      if (!this.stopRequested && generation === this.generation) await this.judge();
     } finally {
       this.busy.value = false;
       this.mode.value = "idle";
@@ -160,54 +247,20 @@ export class RaceRunner {
     this.stopRequested = true;
   }
 
-  /** One action against the server, folded into the state unless a reset started another run meanwhile. */
-  private async perform(action: RaceAction): Promise<void> {
-    const path = this.state.value!.path;
-    const generation = this.generation;
-    if (action.kind === "read") {
-      const startedAt = Date.now();
-      const r = await readToTail(this.transport, path, action.from, { maxBytes: action.maxBytes, stopAfterFirst: action.stopAfterFirst });
-      if (generation !== this.generation) return;
-      this.state.value = applyRead(this.state.value!, action.writer, action, {
-        startedAt,
-        endedAt: Date.now(),
-        events: r.messages.length,
-        to: r.to,
-        responses: r.responses,
-        upToDate: r.upToDate,
-        error: r.error,
-      });
-    } else {
-      const req: ProtocolRequest = {
-        method: "POST",
-        path,
-        headers: [
-          ["Content-Type", "application/json"],
-          ["Stream-Seq", action.seq],
-        ],
-        body: action.body,
-      };
-      const ex = await this.transport(req);
-      if (generation !== this.generation) return;
-      this.state.value = applyCommit(this.state.value!, action.writer, action, ex);
-    }
-  }
-
   /** Read the whole log and check every commit's Stream-Seq against the events before it. */
   async judge(): Promise<void> {
     const st = this.state.value;
     if (!st) return;
     const generation = this.generation;
-    const r = await readToTail(this.transport, st.path, "-1");
-    if (generation !== this.generation) return;
-    if (r.error) {
-      this.error.value = `verdict read failed: ${r.error}`;
+    let messages: unknown[];
+    try {
+      ({ messages } = await new UrsaStream(st.path, { fetch: transportFetch(this.transport) }).readToTail());
+    } catch (error) {
+      if (generation === this.generation) this.error.value = `verdict read failed: ${error instanceof Error ? error.message : String(error)}`;
       return;
     }
+    if (generation !== this.generation) return;
     const stuck = st.writers.filter((w) => w.phase === "stuck" || w.phase === "failed").map((w) => w.name);
-    this.verdict.value = checkLog(
-      r.messages.map((m) => JSON.parse(m) as unknown),
-      stuck,
-    );
+    this.verdict.value = checkLog(messages, stuck);
   }
 }

@@ -1,17 +1,9 @@
-// "Retry from the 409": step 5 of the prefix-count recipe (Ursula v0.9.0, Conditional Writes) done
-// for the user. A Stream-Seq 409 carries
-// Stream-Last-Seq (the count before the winning commit) and Stream-Next-Offset (the tail),
-// so the writer can read on up to that tail, count the k events it had not seen, and retry
-// with n + k — without a separate read first. Offered only on a 409 with Stream-Last-Seq:
-// every other 409 is an error, and retrying it blindly would be wrong.
+// "Retry from the 409": offered only on a 409 with Stream-Last-Seq, the only 409 a Stream-Seq
+// check gives; every other 409 is an error, and retrying it blindly would be wrong. The plan
+// (retryPlan.ts) runs on ursa-client and loads with the first retry; the retry resends the
+// person's own request with only Stream-Seq changed.
 import type { Exchange, ProtocolRequest } from "../api/types";
 import { getHeader } from "../api/headers";
-import { contentKind } from "../api/contentKind";
-import { messagesWithOffsets } from "../api/jsonArray";
-import { offsetPosition } from "../api/offsets";
-import { compareBytewise, incrementSeq, padSeq } from "../api/streamSeq";
-import { pathOf, type Transport } from "./transport";
-import { readToTail } from "./logReader";
 
 export interface RetryPlan {
   lastSeq: string;
@@ -31,61 +23,7 @@ export function retryEligible(ex: Exchange | null | undefined): boolean {
   return ex?.response?.status === 409 && getHeader(ex.response.headers, "stream-last-seq") !== undefined;
 }
 
-export async function planRetry(ex: Exchange, transport: Transport): Promise<RetryPlan> {
-  const lastSeq = getHeader(ex.response?.headers, "stream-last-seq")!;
-  const nextOffset = getHeader(ex.response?.headers, "stream-next-offset");
-  const sent = getHeader(ex.request.headers, "stream-seq") ?? "";
-  const isJson = contentKind(getHeader(ex.request.headers, "content-type")) === "json";
-  const target = offsetPosition(nextOffset);
-
-  if (isJson && /^\d+$/.test(sent) && target !== undefined) {
-    const reads: Exchange[] = [];
-    const rec: Transport = async (req, o) => {
-      const r = await transport(req, o);
-      reads.push(r);
-      return r;
-    };
-    const r = await readToTail(rec, pathOf(ex.request.path), "-1", { untilPosition: target, headers: incarnationOf(ex.request) });
-    const total = messagesWithOffsets(r.messages, 0).filter((m) => m.position < target).length;
-    const n = Number(sent);
-    const k = total - n;
-    const seq = padSeq(total, sent.length);
-    const plan: RetryPlan = {
-      lastSeq,
-      nextOffset,
-      method: "prefix-count",
-      n,
-      k,
-      total,
-      seq,
-      reads,
-      explanation: `Read on to Stream-Next-Offset: the stream holds ${total} events, ${k} more than the ${n} your count included. Retry with n + k = ${n} + ${k} = ${total}.`,
-    };
-    if (r.error) plan.warning = `The read-on failed (${r.error}); the count may be short.`;
-    else if (compareBytewise(seq, lastSeq) <= 0)
-      plan.warning = `Even the true count ${total} is not above Stream-Last-Seq ${lastSeq}: the stored value is ahead of the log (a seeding PUT or a counting bug), so every honest retry answers 409.`;
-    return plan;
-  }
-  const next = incrementSeq(lastSeq);
-  return {
-    lastSeq,
-    nextOffset,
-    method: "next-value",
-    seq: next ?? lastSeq,
-    reads: [],
-    explanation: next
-      ? `Not a prefix count on a JSON stream, so the console proposes the next value after Stream-Last-Seq (${lastSeq} → ${next}). If Stream-Seq numbers commits (outbox), this 409 means “already published”: skip to the fact after ${lastSeq} instead.`
-      : `Stream-Last-Seq ${lastSeq} is not a number: edit Stream-Seq to a value bytewise greater than it.`,
-    warning: next ? undefined : "Needs a manual value.",
-  };
-}
-
 /** The retry keeps every header of the refused attempt; only Stream-Seq changes. */
 export function retryRequest(req: ProtocolRequest, seq: string): ProtocolRequest {
   return { ...req, headers: req.headers.map(([k, v]) => [k, k.toLowerCase() === "stream-seq" ? seq : v] as [string, string]) };
-}
-
-function incarnationOf(req: ProtocolRequest): [string, string][] {
-  const inc = getHeader(req.headers, "stream-incarnation");
-  return inc ? [["Stream-Incarnation", inc]] : [];
 }

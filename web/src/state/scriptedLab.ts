@@ -1,9 +1,12 @@
-// A lab that walks through a fixed script of protocol requests, one step per click or all at
-// once. Each step builds its request from the lab's context (tokens, epochs, counters kept
-// from earlier answers), sends it, and says what the answer means. Used by the outbox and
-// incarnation labs; the race lab needs a real state machine instead (raceLab.ts).
+// A lab that walks through a fixed script, one step per click or all at once. A step calls
+// ursa-client (through `io.fetch`, so every request it makes is recorded as the step's exchanges)
+// or, for the few things the package never does on purpose, sends one request it builds itself;
+// then it says what the answer means. Used by the outbox, incarnation and compaction labs; the
+// race lab interleaves writers instead (raceRunner.ts).
 import { batch, signal, type Signal } from "@preact/signals";
 import type { Exchange, ProtocolRequest } from "../api/types";
+import type { FetchLike } from "../api/ursaClient";
+import { transportFetch } from "./clientFetch";
 import type { Transport } from "./transport";
 
 export interface StepResult {
@@ -14,6 +17,14 @@ export interface StepResult {
   halt?: boolean;
   /** The lab dropped the answer: the actor never saw it (the exchange is kept to show what it missed). */
   lost?: boolean;
+}
+
+/** What a step's `run` sends through: the package's fetch, or the transport; both record into the step. */
+export interface StepIO {
+  fetch: FetchLike;
+  transport: Transport;
+  /** The exchanges of this step so far, in order. */
+  exchanges: readonly Exchange[];
 }
 
 export interface ScriptStep<C> {
@@ -28,8 +39,10 @@ export interface ScriptStep<C> {
   build?(ctx: C): ProtocolRequest;
   /** Interprets the answer and updates the context. Default: ok when the status is expected. */
   after?(ctx: C, ex: Exchange): StepResult;
-  /** A step that is not one request (e.g. reading the whole log). */
-  run?(ctx: C, transport: Transport): Promise<StepResult & { exchanges?: Exchange[] }>;
+  /** A step that calls the package (or is not one request): its exchanges are what it sent. */
+  run?(ctx: C, io: StepIO): Promise<StepResult>;
+  /** "This step in code": what a user writes for it with ursa-client (from the lab's code table). */
+  code?: string;
 }
 
 /** How a lab is made: a fresh stream name per run, and what to do when a run ends (delete its streams). */
@@ -48,6 +61,7 @@ export interface StepRecord {
   note: string;
   ok: boolean;
   lost?: boolean;
+  code?: string;
 }
 
 export class ScriptedLab<C> {
@@ -61,6 +75,10 @@ export class ScriptedLab<C> {
   steps: ScriptStep<C>[];
   /** Bumped by reset: an answer that arrives for an earlier run is dropped. */
   private generation = 0;
+  /** Where the running step's exchanges go. */
+  private sink: Exchange[] = [];
+  private readonly send: Transport;
+  private readonly fetch: FetchLike;
 
   /** `cleanup` runs on every reset: a lab deletes the streams of the run it ends. */
   constructor(
@@ -69,6 +87,13 @@ export class ScriptedLab<C> {
     private readonly makeSteps: () => ScriptStep<C>[],
     private readonly cleanup?: () => Promise<void>,
   ) {
+    this.send = async (req, opts) => {
+      const sink = this.sink;
+      const ex = await this.transport(req, opts);
+      sink.push(ex);
+      return ex;
+    };
+    this.fetch = transportFetch(this.send);
     this.ctx = makeCtx();
     this.steps = makeSteps();
     this.view = signal(structuredClone(this.ctx));
@@ -102,14 +127,17 @@ export class ScriptedLab<C> {
       const s = this.steps[i]!;
       const title = s.title;
       let result: StepResult;
-      let exchanges: Exchange[] = [];
+      const exchanges: Exchange[] = [];
+      this.sink = exchanges;
       if (s.run) {
-        const r = await s.run(ctx, this.transport);
-        result = r;
-        exchanges = r.exchanges ?? [];
+        try {
+          result = await s.run(ctx, { fetch: this.fetch, transport: this.send, exchanges });
+        } catch (error) {
+          // A refusal the step did not expect: the package threw it, so later steps would prove nothing.
+          result = { ok: false, halt: true, note: error instanceof Error ? error.message : String(error) };
+        }
       } else {
-        const ex = await this.transport(s.build!(ctx));
-        exchanges = [ex];
+        const ex = await this.send(s.build!(ctx));
         const status = ex.response?.status;
         result = s.after
           ? s.after(ctx, ex)
@@ -119,7 +147,7 @@ export class ScriptedLab<C> {
             };
       }
       if (generation !== this.generation) return;
-      const rec: StepRecord = { index: i, actor: s.actor, title, explain: s.explain, expectStatus: s.expectStatus, exchanges, note: result.note, ok: result.ok, lost: result.lost };
+      const rec: StepRecord = { index: i, actor: s.actor, title, explain: s.explain, expectStatus: s.expectStatus, exchanges, note: result.note, ok: result.ok, lost: result.lost, code: s.code };
       batch(() => {
         this.records.value = [...this.records.value, rec];
         this.cursor.value = i + 1;

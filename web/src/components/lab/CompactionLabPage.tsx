@@ -2,7 +2,8 @@
 // retention), a second writer counts on from the snapshot, and a reader recovers from a 410
 // through bootstrap; with the pitfall, the snapshot keeps no count and the second writer can
 // never commit again.
-import { compactionLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { compactionLab, labStreams } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { auth } from "../../state/auth";
 import { links } from "../../state/router";
 import { Link } from "../common/Link";
@@ -43,7 +44,7 @@ export function CompactionLabPage() {
           <h1>Compaction lab</h1>
           <div class="sub">
             A prefix-count stream whose start is trimmed: its writers count from a snapshot instead of from offset=-1, and its readers start from the snapshot through
-            bootstrap.
+            bootstrap. The clients are ursa-client's PrefixCountWriter, compact(), resumeFromSnapshot() and readFromSnapshot().
           </div>
           <LabStreamsNote streams={labStreams.compaction} />
         </div>

@@ -1,5 +1,6 @@
 // Incarnation lab: a kept token meets a recreated stream.
-import { incarnationLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { incarnationLab, labStreams } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { incarnationLesson } from "../../state/incarnationLab";
 import { LabVerdict } from "./LabVerdict";
 import { LabStreamsNote } from "./LabStreamsNote";
@@ -14,7 +15,7 @@ export function IncarnationLabPage() {
       <div class="page-head">
         <div>
           <h1>Incarnation lab</h1>
-          <div class="sub">Stream-Seq and producer state belong to one stream. Stream-Incarnation tells a client that the stream it knew was deleted and recreated at the same URL.</div>
+          <div class="sub">Stream-Seq and producer state belong to one stream. Stream-Incarnation tells a client that the stream it knew was deleted and recreated at the same URL. The client is an ursa-client UrsaStream.</div>
           <LabStreamsNote streams={labStreams.incarnation} />
         </div>
       </div>

@@ -1,5 +1,6 @@
 // Outbox lab: publishing committed facts with both guards, through an owner takeover.
-import { LAB_BUCKET, labStreams, outboxLab } from "../../state/app";
+import { labStreams, outboxLab } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { auth } from "../../state/auth";
 import { FACTS, outboxLesson, PRODUCER_ID } from "../../state/outboxLab";
 import { LabVerdict } from "./LabVerdict";
@@ -18,7 +19,7 @@ export function OutboxLabPage() {
           <h1>Outbox lab</h1>
           <div class="sub">
             One logical publisher ({PRODUCER_ID}) publishes facts 1–{FACTS} from a source of truth. Producer headers make a retry after a lost answer safe; Stream-Seq
-            = the commit number keeps each fact once and in order when a new owner takes over with a higher epoch.
+            = the commit number keeps each fact once and in order when a new owner takes over with a higher epoch. Each owner is an ursa-client OutboxPublisher.
           </div>
           <LabStreamsNote streams={labStreams.outbox} />
         </div>

@@ -4,7 +4,7 @@ import { PITFALLS } from "./pitfalls";
 import { CwRule } from "../explainers/CwRule";
 import { WRITER_NAMES } from "../../state/raceLab";
 import type { RaceRunner } from "../../state/raceRunner";
-import { LAB_BUCKET } from "../../state/app";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { auth } from "../../state/auth";
 import { NeedNote } from "../access/NeedNote";
 

@@ -1,5 +1,6 @@
 // Race lab: writers run the prefix-count recipe on a fresh stream, step by step or all at once.
-import { raceLab, LAB_BUCKET, labStreams } from "../../state/app";
+import { raceLab, labStreams } from "../../state/labs";
+import { LAB_BUCKET } from "../../state/labStreams";
 import { raceLesson } from "../../state/raceVerdict";
 import { LabStreamsNote } from "./LabStreamsNote";
 import { links } from "../../state/router";
@@ -10,6 +11,8 @@ import { DedupExplainer } from "../explainers/SeqRulesExplainer";
 import { RaceControls } from "./RaceControls";
 import { Swimlane } from "./Swimlane";
 import { VerdictPanel } from "./VerdictPanel";
+import { StepCode } from "./StepCode";
+import { RACE_CODE } from "../../state/labCode";
 
 export function RaceLabPage() {
   const st = raceLab.state.value;
@@ -20,7 +23,7 @@ export function RaceLabPage() {
         <div>
           <h1>Race lab</h1>
           <div class="sub">
-            Several writers extend one log with prefix-count Stream-Seq: read to the tail counting n, commit with n, and on a 409 read on k events and retry with n + k.
+            Several writers extend one log with prefix-count Stream-Seq: read to the tail counting n, commit with n, and on a 409 read on k events and retry with n + k. Each writer is an ursa-client PrefixCountWriter.
           </div>
           <LabStreamsNote streams={labStreams.race} />
         </div>
@@ -35,6 +38,7 @@ export function RaceLabPage() {
             <div class="muted">
               Stream <Link href={links.stream(LAB_BUCKET, decodeURIComponent(stream))} class="mono">{st.path}</Link>
               {raceLab.config.value.pitfalls.seedingPut ? " — created by a PUT with Stream-Seq (seeding pitfall)" : " — created by a PUT without Stream-Seq"}
+              <StepCode code={RACE_CODE.setup} />
             </div>
           )}
           {st ? <Swimlane lab={raceLab} /> : <div class="empty panel">Press Step to create a fresh stream and let writer A make its first read.</div>}

@@ -9,6 +9,7 @@ import type { Exchange } from "../../api/types";
 import { OutcomeChip, StatusCode } from "../common/OutcomeChip";
 import { ExchangeView } from "../common/ExchangeView";
 import { NeedNote, type Gated } from "../access/NeedNote";
+import { StepCode } from "./StepCode";
 
 function KeyHeaders({ ex }: { ex: Exchange }) {
   const shown = explainingHeaders(ex).filter((e) => getHeader(ex.response?.headers, e.header) !== undefined);
@@ -65,6 +66,7 @@ function Done({ r }: { r: StepRecord }) {
             ))}
           </details>
         )}
+        <StepCode code={r.code} />
       </div>
     </li>
   );
@@ -108,6 +110,7 @@ export function ScriptedLabView<C>({ lab, label, needs = [] }: { lab: ScriptedLa
               <div class="actor">{s.actor}</div>
               <strong>{s.title}</strong>
               {s.explain && <div class="explain">{s.explain}</div>}
+              <StepCode code={s.code} />
             </div>
           </li>
         ))}

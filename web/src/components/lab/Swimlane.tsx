@@ -10,6 +10,8 @@ import type { RaceRunner } from "../../state/raceRunner";
 import { layoutSwimlane, splitPadding, type SwimRow } from "../../state/swimlane";
 import { padSeq } from "../../api/streamSeq";
 import { OutcomeChip } from "../common/OutcomeChip";
+import { RACE_CODE } from "../../state/labCode";
+import { StepCode } from "./StepCode";
 
 const PHASE_TONE: Record<WriterState["phase"], string> = { read: "info", "read-on": "warn", commit: "info", done: "ok", stuck: "bad", failed: "bad" };
 
@@ -48,6 +50,7 @@ function CommitCell({ e, row, lanes }: { e: CommitEntry; row: SwimRow; lanes: st
         </div>
       )}
       {e.code && e.lastSeq === undefined && <div class="swim-line mono">{e.code}</div>}
+      <StepCode code={RACE_CODE.commit} label="in code" />
     </div>
   );
 }
@@ -62,6 +65,7 @@ function ReadCell({ e }: { e: LaneEntry & { kind: "read" | "read-on" } }) {
         <span class="muted nowrap">{plural(e.responses, "response")}</span>
       </div>
       {e.error ? <div class="swim-line error-text">{e.error}</div> : !e.upToDate && <div class="swim-line error-text">stopped before Stream-Up-To-Date</div>}
+      <StepCode code={RACE_CODE[e.kind]} label="in code" />
     </div>
   );
 }

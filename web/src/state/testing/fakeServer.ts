@@ -59,7 +59,7 @@ export function fakeServer() {
       streams.delete(path);
       return out(204);
     }
-    if (req.method === "HEAD") return out(200, [...base, ["stream-next-offset", offsetToken(tail(s))]]);
+    if (req.method === "HEAD") return out(200, [...base, ["content-type", s.ct], ["stream-next-offset", offsetToken(tail(s))]]);
     if (req.method === "GET") {
       const o = q.get("offset") ?? "-1";
       const from = o === "-1" ? 0 : o === "now" ? tail(s) : offsetPosition(o)!;
@@ -77,7 +77,7 @@ export function fakeServer() {
         used += size;
         end = s.ends[i]!;
       }
-      const hs: HeaderList = [...base, ["stream-next-offset", offsetToken(end)]];
+      const hs: HeaderList = [...base, ["content-type", s.ct], ["stream-next-offset", offsetToken(end)]];
       if (end === tail(s)) hs.push(["stream-up-to-date", "true"]);
       return out(200, hs, `[${parts.join(",")}]`);
     }
