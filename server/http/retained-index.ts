@@ -3,7 +3,7 @@
 // console pages through what the index lists and reads those bytes, and every read below the floor
 // answers 410, so a page starts at the floor whatever the store still holds.
 
-import type { IndexPage, IndexPosition } from "../storage/message-index";
+import type { IndexPage, IndexPosition } from "../storage/introspection";
 
 type PageAt = (at: IndexPosition, limit: number) => Promise<IndexPage>;
 

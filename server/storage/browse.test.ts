@@ -6,7 +6,8 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { STREAM_SORT_KEYS } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
-import { StreamBrowser, type BrowseQuery } from "./browse";
+import { StreamBrowser } from "./browse";
+import type { BrowseQuery } from "./introspection";
 import { SCHEMA } from "./schema";
 
 function plans(narrowPrefix: number, prefixes: string[]): { sql: string; plan: string }[] {

@@ -10,43 +10,17 @@
 // previous value, and a stream whose value changed between two pages can show on both or neither.
 
 import type { Database, Statement } from "bun:sqlite";
-import type { SortOrder, StreamFilters, StreamSortKey } from "../introspection-api";
+import type { StreamFilters, StreamSortKey } from "../introspection-api";
 import { streamKey, type StreamState } from "../protocol/state";
-import type { Count } from "./stream-counts";
-
-/** Streams looked at per request when filters leave most of them out. */
-export const SCAN_BUDGET = 5000;
+import { decodeCursor, encodeCursor, NULLABLE_SORT, type CursorRow } from "./browse-cursor";
+import { SCAN_BUDGET, type BrowseItem, type BrowseQuery, type BrowseResult } from "./introspection";
+import { upperBound, type Count } from "./prefix-count";
 
 /**
  * A prefix matching at most this many streams is walked by name and those rows sorted (bounded
  * by this); a broader one is checked while walking the sort's index, like the other filters.
  */
 export const NARROW_PREFIX = 1000;
-
-export interface BrowseQuery extends StreamFilters {
-  sort: StreamSortKey;
-  order: SortOrder;
-  /** From a previous page's `next_cursor`. */
-  after: string | null;
-  limit: number;
-}
-
-/** One stream of a page: its state as readers see it and how many producers it remembers. */
-export interface BrowseItem {
-  state: StreamState;
-  producers: number;
-}
-
-export interface BrowseResult {
-  items: BrowseItem[];
-  total: number;
-  /** `total` is a lower bound (stream-counts.ts, PREFIX_COUNT_CAP). */
-  totalCapped: boolean;
-  nextCursor: string | null;
-  hasMore: boolean;
-  scanned: number;
-  partial: boolean;
-}
 
 export interface BrowseLookups {
   get(key: string): StreamState | undefined;
@@ -56,44 +30,16 @@ export interface BrowseLookups {
   count(bucket: string, prefix: string): Count;
 }
 
-type SortValue = string | number | null;
-interface Row {
-  name: string;
-  v: SortValue;
-}
+type Row = CursorRow;
 
 /** The column each sort walks; every one has an index on (bucket, column, name) (schema.ts). */
-const COLUMN: Record<Exclude<StreamSortKey, "name">, { column: string; nullable: boolean }> = {
-  created: { column: "created_at_ms", nullable: false },
-  tail: { column: "tail", nullable: false },
-  last_write: { column: "last_write_at_ms", nullable: true },
-  last_seq: { column: "last_seq", nullable: true },
+const COLUMN: Record<Exclude<StreamSortKey, "name">, string> = {
+  created: "created_at_ms",
+  tail: "tail",
+  last_write: "last_write_at_ms",
+  last_seq: "last_seq",
 };
 
-// Every name that starts with the prefix sorts below prefix + U+10FFFF, bytewise in UTF-8.
-const upperBound = (prefix: string) => prefix + "\u{10FFFF}";
-
-/** A keyset cursor: the name alone for the name sort, `[value, name]` as JSON for the others. */
-export function encodeCursor(sort: StreamSortKey, row: Row): string {
-  return sort === "name" ? row.name : JSON.stringify([row.v, row.name]);
-}
-
-/** The cursor's row, or null when it is not one this sort could have produced. */
-export function decodeCursor(sort: StreamSortKey, cursor: string): Row | null {
-  if (sort === "name") return { name: cursor, v: cursor };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(cursor);
-  } catch {
-    return null;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[1] !== "string") return null;
-  const [v, name] = parsed as [unknown, string];
-  const { nullable } = COLUMN[sort];
-  const numeric = sort !== "last_seq";
-  if (v === null ? !nullable : numeric ? typeof v !== "number" || !Number.isSafeInteger(v) : typeof v !== "string") return null;
-  return { name, v: v as SortValue };
-}
 
 export class StreamBrowser {
   private readonly statements = new Map<string, Statement<Row>>();
@@ -152,7 +98,7 @@ export class StreamBrowser {
     if (q.sort === "name") {
       const low = after !== null && after.name >= q.prefix ? after.name : q.prefix;
       const inclusive = after === null || after.name < q.prefix;
-      const high = q.prefix === "" ? "\u{10FFFF}\u{10FFFF}" : upperBound(q.prefix);
+      const high = upperBound(q.prefix);
       if (asc) {
         const sql = `SELECT name, name AS v FROM streams WHERE bucket = ? AND name ${inclusive ? ">=" : ">"} ? AND name < ? AND soft_deleted = 0 ORDER BY name`;
         yield* this.statement(sql).iterate(bucket, low, high);
@@ -163,7 +109,8 @@ export class StreamBrowser {
       }
       return;
     }
-    const { column, nullable } = COLUMN[q.sort];
+    const column = COLUMN[q.sort];
+    const nullable = NULLABLE_SORT[q.sort];
     // `+name` keeps SQLite from walking the name index instead and sorting what it finds there.
     const range = q.prefix === "" ? "" : narrow ? " AND name >= ? AND name < ?" : " AND +name >= ? AND +name < ?";
     const prefixArgs = q.prefix === "" ? [] : [q.prefix, upperBound(q.prefix)];

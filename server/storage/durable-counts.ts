@@ -6,7 +6,8 @@
 import { isExpired } from "../protocol/lifetime";
 import { streamKey, type StreamState } from "../protocol/state";
 import type { StreamCache } from "./stream-cache";
-import type { Count, StreamCounts } from "./stream-counts";
+import type { Count } from "./prefix-count";
+import type { StreamCounts } from "./stream-counts";
 
 export interface DurableCountsDeps {
   counts: StreamCounts;

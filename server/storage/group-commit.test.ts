@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { CONCURRENT_FOR_MS, GroupCommit, type CommitObserver, type Sync } from "./group-commit";
+import type { CommitObserver } from "./commit-observer";
+import { CONCURRENT_FOR_MS, GroupCommit, type Sync } from "./group-commit";
 
 /** A sync whose background runs are `inBackground` and whose inline runs are logged. */
 function syncing(inBackground: () => Promise<void>, log: string[], now: () => void = () => undefined): Sync {

@@ -8,6 +8,7 @@
 // rather than hand the sync to a pool thread and wait to hear back.
 
 import type { Statement } from "bun:sqlite";
+import type { CommitObserver } from "./commit-observer";
 
 export interface Transactional<Tx> {
   begin: Statement;
@@ -39,14 +40,6 @@ export interface Sync {
   inBackground(): Promise<void>;
   /** On the event loop. */
   now(): void;
-}
-
-/** What an operator sees of group commit (ops/server-metrics.ts): sizes and times, in seconds. */
-export interface CommitObserver {
-  /** A transaction committed: how many writes it held, and BEGIN to COMMIT. */
-  batch(writes: number, seconds: number): void;
-  /** One sync of the WAL, on the event loop or off it. */
-  sync(seconds: number): void;
 }
 
 /**

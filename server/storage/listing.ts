@@ -15,8 +15,8 @@
 import type { Database, Statement } from "bun:sqlite";
 import { isExpired } from "../protocol/lifetime";
 import { streamKey, type StreamState } from "../protocol/state";
-import type { BucketSummary, ListQuery, Page, StreamSummary } from "./store";
-import { upperBound, type Count } from "./stream-counts";
+import { summarize, type BucketSummary, type ListQuery, type Page, type StreamSummary } from "./store";
+import { upperBound, type Count } from "./prefix-count";
 
 interface SummaryRow {
   id: number;
@@ -138,16 +138,4 @@ export class Listing {
     }
     return st;
   }
-}
-
-export function summarize(s: StreamState): StreamSummary {
-  return {
-    name: s.name,
-    closed: s.closed,
-    contentType: s.contentType,
-    tail: s.tail,
-    createdAtMs: s.createdAtMs,
-    lastWriteAtMs: s.lastWriteAtMs,
-    incarnation: s.incarnation,
-  };
 }

@@ -15,27 +15,9 @@ import type { Database, Statement } from "bun:sqlite";
 import { isJsonType } from "../protocol/content-type";
 import type { StreamState } from "../protocol/state";
 import { messageEnd, messageStartAt } from "./json-rows";
+import type { IndexPage, IndexPosition } from "./introspection";
 import type { Segment } from "./lineage";
 import { ROW_LENGTH } from "./schema";
-
-export type IndexPosition = { from: number } | { before: number } | { atMs: number };
-
-export interface IndexedMessage {
-  /** Byte position where the message starts. */
-  offset: number;
-  size: number;
-  /** When the append that wrote it committed; null for messages a fork inherited. */
-  atMs: number | null;
-}
-
-/** A page of the index as the store knows it; http/introspection-json.ts renders it. */
-export interface IndexPage {
-  messages: IndexedMessage[];
-  tail: number;
-  /** More messages before the first one listed, and after the last. */
-  hasBefore: boolean;
-  hasAfter: boolean;
-}
 
 interface MetaRow {
   offset: number;

@@ -198,3 +198,16 @@ export interface Store {
   /** Waits for queued writes to commit, then closes the database. */
   close(): Promise<void>;
 }
+
+/** What a listing shows of a stream, whichever engine holds it. */
+export function summarize(s: StreamState): StreamSummary {
+  return {
+    name: s.name,
+    closed: s.closed,
+    contentType: s.contentType,
+    tail: s.tail,
+    createdAtMs: s.createdAtMs,
+    lastWriteAtMs: s.lastWriteAtMs,
+    incarnation: s.incarnation,
+  };
+}

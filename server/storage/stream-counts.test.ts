@@ -8,7 +8,8 @@ import { Listing } from "./listing";
 import { Statements } from "./rows";
 import { SCHEMA } from "./schema";
 import { StateLoader } from "./state-loader";
-import { PREFIX_COUNT_CAP, StreamCounts } from "./stream-counts";
+import { PREFIX_COUNT_CAP } from "./prefix-count";
+import { StreamCounts } from "./stream-counts";
 
 function recordingDb() {
   const db = new Database(":memory:", { strict: true });

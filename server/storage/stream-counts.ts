@@ -16,23 +16,12 @@
 import type { Database, Statement } from "bun:sqlite";
 import { streamKey } from "../protocol/state";
 import type { Batch } from "./batch";
+import { PREFIX_COUNT_CAP, upperBound, type Count } from "./prefix-count";
 import { STREAM_DEADLINE } from "./schema";
 import type { Statements } from "./rows";
 
-/** A prefix's streams are counted up to this many; past it the count says "at least". */
-export const PREFIX_COUNT_CAP = 10_000;
-
 /** The most expired streams one sweep reclaims; the next sweep goes on. */
 const SWEEP_BATCH = 1000;
-
-// Every name that starts with the prefix sorts below prefix + U+10FFFF, bytewise in UTF-8.
-export const upperBound = (prefix: string) => (prefix === "" ? "\u{10FFFF}\u{10FFFF}" : prefix + "\u{10FFFF}");
-
-export interface Count {
-  n: number;
-  /** `n` is a lower bound: counting stopped at PREFIX_COUNT_CAP. */
-  capped: boolean;
-}
 
 /** What one transaction changed: streams per bucket, and buckets. */
 export class CountChanges {

@@ -13,7 +13,7 @@ import { splitKey, type SnapshotMeta, type StreamState } from "../../protocol/st
 import type { WritePlan } from "../../protocol/writes";
 import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange } from "../store";
 import { StreamStore } from "../stream-store";
-import type { CommitObserver } from "../group-commit";
+import type { CommitObserver } from "../commit-observer";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
 import { PgGroupCommit, type Locks, type TxSql, type WriteEffects } from "./group-commit";
