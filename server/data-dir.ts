@@ -4,12 +4,12 @@
 
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DatabaseInUseError } from "./storage/database-lock";
-import { RESERVE_SUFFIX } from "./storage/disk-reserve";
-import { DatabaseDamagedError } from "./storage/open-database";
+import { DatabaseInUseError } from "./storage/sqlite/database-lock";
+import { RESERVE_SUFFIX } from "./storage/sqlite/disk-reserve";
+import { DatabaseDamagedError } from "./storage/sqlite/open-database";
 
 const DATABASE = "ursa.sqlite";
-/** The files SQLite, the lock (storage/database-lock.ts) and the disk reserve create beside the database. */
+/** The files SQLite, the lock (storage/sqlite/database-lock.ts) and the disk reserve create beside the database. */
 const COMPANIONS = ["", "-wal", "-shm", "-lock", "-journal", RESERVE_SUFFIX];
 
 export class DataDir {
