@@ -5,7 +5,7 @@ import { protocolError, type ProtocolError } from "../protocol/errors";
 import type { Page, StreamSummary } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { parseListQuery } from "./list-query";
-import { parseBucketId } from "./paths";
+import { parseBucketId } from "../protocol/paths";
 import { nextReadTurn } from "./read-turns";
 
 export async function streamPage(

@@ -1,10 +1,10 @@
 // One transaction's view of the streams, layered over what is pending and what is durable.
 
 import { streamKey, type StreamState } from "../../protocol/state";
-import { LogWrites } from "./message-log";
+import { LogWrites } from "./log-writes";
 import type { StreamChange } from "../store";
 import type { StreamCache } from "./stream-cache";
-import { CountChanges } from "./stream-counts";
+import { CountChanges } from "./count-changes";
 
 const SMALL_BATCH_BYTES = 16 * 1024;
 

@@ -19,7 +19,7 @@ import { replayRow, type LogRow } from "./log-replay";
 import { MMAP_LIMIT_BYTES } from "./open-database";
 import { ROW_LENGTH } from "./schema";
 import { SegmentDamage, type SegmentFiles } from "./segment-files";
-import { firstEndingAfter, RecentMessages, type LogEntry } from "./recent-messages";
+import { firstEndingAfter, RecentMessages } from "./recent-messages";
 import type { Statements } from "./rows";
 
 /**
@@ -49,27 +49,6 @@ export interface MessageRow {
 /** A row as read where it may be in a segment file: `flen` is its length there, else null. */
 interface FiledRow extends MessageRow {
   flen: number | null;
-}
-
-/** What one transaction wrote to the log; applied to MessageLog when it commits. */
-export class LogWrites {
-  /** The messages written, each on its own (a JSON append's share one row, json-rows.ts). */
-  readonly entries: LogEntry[] = [];
-  /**
-   * The rows not inserted yet: `rowParams` holds their parameters, and `rowGuarded` says for each
-   * whether it has the guard columns (GUARDED_PARAMS) or not.
-   */
-  readonly rowParams: (string | number | Uint8Array | null)[] = [];
-  readonly rowGuarded: boolean[] = [];
-  /** Streams and producers whose rows are behind the log: stream id → path key, and → producer ids. */
-  readonly streams = new Map<number, string>();
-  readonly producers = new Map<number, Set<string>>();
-  /** Set once this transaction materializes: every log row up to this id is indexed. */
-  materializedUpTo: number | null = null;
-  /** Deleted streams: their held messages go at commit, their rows step by step (dropStep). */
-  readonly deleted: number[] = [];
-  /** Bytes appended to each byte stream (segment-tiering.ts moves sealed runs of them to files). */
-  readonly byteStreamBytes = new Map<number, number>();
 }
 
 export interface AppendedMessages {

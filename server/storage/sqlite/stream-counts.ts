@@ -23,15 +23,6 @@ import type { Statements } from "./rows";
 /** The most expired streams one sweep reclaims; the next sweep goes on. */
 const SWEEP_BATCH = 1000;
 
-/** What one transaction changed: streams per bucket, and buckets. */
-export class CountChanges {
-  readonly streams = new Map<string, number>();
-  buckets = 0;
-  stream(bucket: string, delta: number): void {
-    this.streams.set(bucket, (this.streams.get(bucket) ?? 0) + delta);
-  }
-}
-
 export class StreamCounts {
   /** Durable totals: what readers see, changed once a transaction is durable. */
   private streamTotal: number;

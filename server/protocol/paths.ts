@@ -1,7 +1,7 @@
 // Bucket and stream identifiers (spec §1.2–§1.4).
 
-import { fail, ok, type Parsed } from "../protocol/errors";
-import { streamKey } from "../protocol/state";
+import { fail, ok, type Parsed } from "./errors";
+import { streamKey } from "./state";
 
 const BUCKET = /^[a-z0-9_-]{4,64}$/;
 const MAX_STREAM_ID_BYTES = 122;
