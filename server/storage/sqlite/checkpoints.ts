@@ -12,7 +12,13 @@
 
 import type { CheckpointDone, CheckpointerClose, CheckpointerClosed, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "./checkpointer";
 import { ThreadClose } from "./thread-close";
-import type { WalLag } from "./wal-lag";
+import type { WriteHealth } from "../write-health";
+import type { Batch } from "./batch";
+import type { DiskReserve } from "./disk-reserve";
+import type { GroupCommit } from "./group-commit";
+import { WAL_SIZE_LIMIT } from "./open-database";
+import type { SqliteStoreOptions } from "./sqlite-store-options";
+import { walLagOf, type WalLag } from "./wal-lag";
 
 export const CHECKPOINT_EVERY_MS = 100;
 
@@ -117,4 +123,17 @@ export class Checkpoints {
     if (this.waiting) this.answered(null);
     await this.closing.end(this.worker, { close: true } satisfies CheckpointerClose);
   }
+}
+
+/** The checkpoint thread (checkpoints.ts), which holds new transactions back while it must. */
+export function startCheckpoints(options: SqliteStoreOptions, reserve: DiskReserve | undefined, health: WriteHealth, writes: GroupCommit<Batch>): Checkpoints {
+  const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
+  const url = options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url);
+  const onMessage = (m: CheckpointerMessage) => {
+    report(m);
+    // A checkpoint that cannot grow the database file while writes still fit in the WAL's old
+    // space would let the WAL fill with pages that need room the disk lacks: full now.
+    if (m.code === "SQLITE_FULL") health.becomeFull();
+  };
+  return new Checkpoints(url, options.path, WAL_SIZE_LIMIT, (until) => writes.hold(until), onMessage, options.checkpointEveryMs, reserve && walLagOf(reserve, options.path));
 }

@@ -25,7 +25,8 @@ test("counts leave out what is not durable and what has expired", () => {
   db.run("INSERT INTO buckets (bucket_id, created_at_ms, stream_count) VALUES ('b', 0, 3)");
   db.run("INSERT INTO meta (key, value) VALUES ('stream_count', '3'), ('bucket_count', '1')");
   const durable = new Map<string, StreamState | null>([["b/a", live("a")], ["b/b", live("b", 50)], ["b/c", null], ["b/d", live("d")]]);
-  const cache = new StreamCache({ load: (k) => durable.get(k) ?? undefined, pinned: () => true, evicted: () => {} });
+  const cache = new StreamCache((k) => durable.get(k) ?? undefined);
+  cache.pinWhile(() => true);
   for (const key of durable.keys()) cache.get(key);
   const pending = new Map<string, StreamState | null>([["b/c", live("c")], ["b/d", null]]);
   let now = 10;

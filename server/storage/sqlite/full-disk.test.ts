@@ -48,7 +48,8 @@ describe("write health", () => {
 
   test("full refuses writes that add data, not those that free space, and ends only when room is found", () => {
     let fulls = 0;
-    const h = new WriteHealth(() => fulls++);
+    const h = new WriteHealth();
+    h.whenFull(() => fulls++);
     h.failed(full);
     h.failed(full);
     expect([h.state, fulls]).toEqual(["full", 1]);

@@ -119,7 +119,7 @@ export class FullDisk {
     this.watch();
   }
 
-  /** The health's onFull: a write found no room. */
+  /** The health became full (watchSpace): a write found no room. */
   entered(): void {
     const released = this.d.reserve.release(startRoom(this.d.reserve.bytes));
     this.d.log("warn", "storage is full: writes that add data get 507 STORAGE_FULL until there is room; reads, deletes and retention work", {
@@ -233,6 +233,7 @@ export function watchSpace(o: {
       }
     },
   });
+  o.health.whenFull(() => fullDisk.entered());
   fullDisk.start();
   return fullDisk;
 }

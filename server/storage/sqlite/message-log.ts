@@ -13,13 +13,13 @@ import { isJsonType } from "../../protocol/content-type";
 import type { ProducerTuple } from "../../protocol/producer";
 import { streamKey, type StreamState } from "../../protocol/state";
 import type { Batch } from "./batch";
-import { countMessages, messageEnd, messageLengths, packRows, startsMessage } from "./json-rows";
+import { countMessages, messageEnd, messageLengths, packRows } from "./json-rows";
 import { segmentAt, type Segment } from "../lineage";
 import { replayRow, type LogRow } from "./log-replay";
-import { MMAP_LIMIT_BYTES } from "./open-database";
-import { ROW_LENGTH } from "./schema";
-import { SegmentDamage, type SegmentFiles } from "./segment-files";
-import { firstEndingAfter, RecentMessages } from "./recent-messages";
+import type { SegmentFiles } from "./segment-files";
+import { LogDeletes } from "./log-deletes";
+import { LogReads, type FiledRow, type MessageRow } from "./log-reads";
+import { RecentMessages } from "./recent-messages";
 import type { Statements } from "./rows";
 
 /**
@@ -32,24 +32,11 @@ import type { Statements } from "./rows";
 const GUARDED_PARAMS = 11;
 const PLAIN_PARAMS = 7;
 
-/** One step of deleting below a floor stops after this many rows or bytes (reclaimer.ts). */
-const FLOOR_STEP_ROWS = 8192;
-const FLOOR_STEP_BYTES = 16 * 1024 * 1024;
 const INSERT_SIZES = [32, 8, 1];
 
 /** How long appends may wait for their deferred rows by default, and how many at most. */
 export const MATERIALIZE_EVERY_MS = 100;
 const MATERIALIZE_AFTER_ROWS = 8192;
-
-export interface MessageRow {
-  start: number;
-  data: Uint8Array;
-}
-
-/** A row as read where it may be in a segment file: `flen` is its length there, else null. */
-interface FiledRow extends MessageRow {
-  flen: number | null;
-}
 
 export interface AppendedMessages {
   start: number;
@@ -77,32 +64,14 @@ export class MessageLog {
 
   private readonly inserts = new Map<number, Statement>();
   private readonly indexRange: Statement;
-  private readonly readFrom: Statement<MessageRow>;
-  private readonly readFiledFrom: Statement<FiledRow>;
-  private readonly anyRowIn: Statement<{ one: number }>;
-  private readonly deleteFile: Statement;
-  private readonly segAt: Statement<{ seg: number }>;
-  private readonly rowAt: Statement<{ start: number; data: Uint8Array }>;
   private readonly rowsFrom: Statement<FiledRow & { seg: number }>;
   private readonly countIn: Statement<{ n: number }>;
   private readonly countBefore: Statement<{ start: number; n: number | null; data: Uint8Array }>;
-  private readonly aboveFrom: Statement<{ start: number; len: number }>;
-  private readonly deleteRowsFrom: Statement;
-  private readonly deleteIndexFrom: Statement;
-  private readonly markDropped: Statement;
-  private readonly dropped: Statement<{ stream_id: number }>;
-  private readonly unmarkDropped: Statement;
   private readonly copiedList: Statement<{ id: number }>;
   /** Forks made before schema version 7, which own copies of their inherited rows (lineage.ts). */
   readonly copied = new Set<number>();
-  private readonly belowFloor: Statement<{ start: number; len: number }>;
-  private readonly deleteRowsUpTo: Statement;
-  private readonly deleteIndexUpTo: Statement;
-  private readonly lowestEnd: Statement<{ end: number }>;
-  private readonly pageCount: Statement<{ n: number }>;
-  private readonly pageSize: number;
-  /** The size of the database when its memory map was last made to cover it (mapCurrent). */
-  private mappedBytes = 0;
+  private readonly reads: LogReads;
+  private readonly deletes: LogDeletes;
 
   constructor(
     private readonly db: Database,
@@ -110,34 +79,18 @@ export class MessageLog {
     private readonly now: () => number,
     readonly everyMs = MATERIALIZE_EVERY_MS,
     recentBytes = 0,
-    private readonly files?: SegmentFiles,
+    files?: SegmentFiles,
   ) {
     this.recent = new RecentMessages(recentBytes);
+    this.reads = new LogReads(db, this.recent, files);
+    this.deletes = new LogDeletes(db, this.recent, files, (tx) => {
+      if (this.deferred) this.materialize(tx);
+    });
     // OR ROLLBACK: a duplicate key (which would be a bug) fails the whole transaction, so SQLite
     // keeps no statement journal. That journal copied every index leaf the statement touched and
     // spilled past 64 KiB into a temp file each time: 3,000 rows took 5.7–6.1 ms with it, 4.5 without.
     this.indexRange = db.prepare(
       "INSERT OR ROLLBACK INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE id > ? AND id <= ? ORDER BY stream_id, start",
-    );
-    // Starts at the message holding `start` (reads may begin inside a byte-stream append).
-    // A join, not a subquery per row: 8 MiB of 100-byte messages (84,000 rows) read in 15 ms
-    // instead of 39 (best of 6 each, same range).
-    this.readFrom = db.prepare(
-      `SELECT i.start AS start, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id
-       WHERE i.stream_id = ?1 AND i.start < ?3
-       AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY i.start`,
-    );
-    // The same, for a stream some of whose rows are in segment files.
-    this.readFiledFrom = db.prepare(
-      `SELECT i.start AS start, m.data AS data, m.flen AS flen FROM msg_index i JOIN msgs m ON m.id = i.msg_id
-       WHERE i.stream_id = ?1 AND i.start < ?3
-       AND i.start >= coalesce((SELECT max(start) FROM msg_index WHERE stream_id = ?1 AND start <= ?2), 0) ORDER BY i.start`,
-    );
-    this.anyRowIn = db.prepare("SELECT 1 AS one FROM msg_index WHERE stream_id = ? AND start >= ? AND start < ? LIMIT 1");
-    this.deleteFile = db.prepare("DELETE FROM msg_files WHERE stream_id = ? AND lo = ?");
-    this.segAt = db.prepare("SELECT (SELECT seg FROM msgs WHERE id = i.msg_id) AS seg FROM msg_index i WHERE i.stream_id = ? AND i.start = ?");
-    this.rowAt = db.prepare(
-      "SELECT i.start AS start, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start <= ? ORDER BY i.start DESC LIMIT 1",
     );
     this.rowsFrom = db.prepare(
       `SELECT i.start AS start, m.seg AS seg, m.data AS data, m.flen AS flen FROM msg_index i JOIN msgs m ON m.id = i.msg_id
@@ -152,29 +105,8 @@ export class MessageLog {
     this.countBefore = db.prepare(
       "SELECT i.start AS start, m.n AS n, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? AND i.start < ? ORDER BY i.start DESC LIMIT 1",
     );
-    this.aboveFrom = db.prepare(
-      `SELECT i.start AS start, ${ROW_LENGTH} AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
-       WHERE i.stream_id = ? AND i.start >= ? ORDER BY i.start DESC LIMIT ${FLOOR_STEP_ROWS}`,
-    );
-    this.deleteRowsFrom = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start >= ?)");
-    this.deleteIndexFrom = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start >= ?");
-    this.markDropped = db.prepare("INSERT OR IGNORE INTO dropped_streams (stream_id) VALUES (?)");
-    this.dropped = db.prepare("SELECT stream_id FROM dropped_streams ORDER BY stream_id");
-    this.unmarkDropped = db.prepare("DELETE FROM dropped_streams WHERE stream_id = ?");
     this.copiedList = db.prepare("SELECT id FROM streams WHERE fork_copied = 1");
     for (const { id } of this.copiedList.all()) this.copied.add(id);
-    // Rows wholly below the floor: a JSON row may hold messages on both sides of it, and stays.
-    this.belowFloor = db.prepare(
-      `SELECT i.start AS start, ${ROW_LENGTH} AS len FROM msg_index i JOIN msgs m ON m.id = i.msg_id
-       WHERE i.stream_id = ?1 AND i.start < ?2 AND i.start + ${ROW_LENGTH} <= ?2 ORDER BY i.start LIMIT ${FLOOR_STEP_ROWS}`,
-    );
-    this.deleteRowsUpTo = db.prepare("DELETE FROM msgs WHERE id IN (SELECT msg_id FROM msg_index WHERE stream_id = ? AND start <= ?)");
-    this.deleteIndexUpTo = db.prepare("DELETE FROM msg_index WHERE stream_id = ? AND start <= ?");
-    this.lowestEnd = db.prepare(
-      `SELECT i.start + ${ROW_LENGTH} AS end FROM msg_index i JOIN msgs m ON m.id = i.msg_id WHERE i.stream_id = ? ORDER BY i.start LIMIT 1`,
-    );
-    this.pageCount = db.prepare("SELECT page_count AS n FROM pragma_page_count()");
-    this.pageSize = db.query<{ page_size: number }, []>("PRAGMA page_size").get()!.page_size;
     this.indexedUpTo = Number(st.getMeta.get("indexed_upto")?.value ?? 0);
     // Above every id the table holds, every id ever indexed, and every id a version 4 table's
     // AUTOINCREMENT gave (sqlite_sequence exists: other tables still use it).
@@ -343,35 +275,12 @@ export class MessageLog {
     tx.log.producers.clear();
   }
 
-  /**
-   * Deletes a stream's messages: marks them dropped, in this transaction, and the reclaimer deletes
-   * them behind it in bounded steps (dropStep), so deleting a 1 GiB stream holds the writer no
-   * longer than deleting a small one. Nothing reads a deleted stream's rows: its id is never reused.
-   */
-  deleteStream(tx: Batch, streamId: number): void {
-    this.markDropped.run(streamId);
-    this.copied.delete(streamId);
-    tx.log.deleted.push(streamId);
-  }
-
-  /** Dropped streams whose rows are not all deleted yet (a crash may leave some). */
-  droppedStreams(): number[] {
-    return this.dropped.all().map((r) => r.stream_id);
-  }
-
-  /** Deletes a bounded batch of a dropped stream's rows; once none are left, it is no longer marked. */
-  dropStep(tx: Batch, streamId: number): { freed: number; more: boolean } {
-    const step = this.deleteFrom(tx, streamId, 0);
-    if (!step.more) this.unmarkDropped.run(streamId);
-    return step;
-  }
-
   /** The lengths of the messages of the append that began at `offset`, or null if none did. */
   appendAt(tx: Batch, state: StreamState, segments: Segment[], offset: number): number[] | null {
     if (offset === state.tail) return [];
     this.materialize(tx);
     const seg = segmentAt(segments, offset);
-    if (!seg || this.segAt.get(seg.id, offset)?.seg !== offset) return null;
+    if (!seg || this.reads.appendStartAt(seg.id, offset) !== offset) return null;
     const json = isJsonType(state.contentType);
     const lengths: number[] = [];
     for (const row of this.rowsFrom.iterate(seg.id, offset)) {
@@ -398,7 +307,7 @@ export class MessageLog {
       const parts: Uint8Array[] = [];
       for (const row of this.rowsFrom.iterate(seg.id, offset)) {
         if (row.start >= offset + subBytes) break;
-        parts.push(this.bytesOf(seg.id, [row])[0]!.data.subarray(0, offset + subBytes - row.start));
+        parts.push(this.reads.bytesOf(seg.id, [row])[0]!.data.subarray(0, offset + subBytes - row.start));
       }
       let n = below;
       let start = offset;
@@ -428,73 +337,41 @@ export class MessageLog {
     return source.messageCount - above;
   }
 
-  /**
-   * Whether any row of the stream wholly below `floor` is still stored (one index seek). A held
-   * message below it may share its row with messages above (a JSON append), which then stays: the
-   * step this schedules finds nothing to delete.
-   */
+  // ---- reads (log-reads.ts) and deletes (log-deletes.ts) -----------------------------------------
+
+  /** The messages overlapping [start, end), starting with the one that holds `start`, across the stream's lineage. */
+  read(segments: Segment[], start: number, end: number): MessageRow[] {
+    return this.reads.read(segments, start, end);
+  }
+
+  isMessageStart(segments: Segment[], offset: number, json: boolean): boolean {
+    return this.reads.isMessageStart(segments, offset, json);
+  }
+
+  /** Marks a deleted stream's messages dropped; the reclaimer deletes them behind it (dropStep). */
+  deleteStream(tx: Batch, streamId: number): void {
+    this.copied.delete(streamId);
+    this.deletes.deleteStream(tx, streamId);
+  }
+
+  droppedStreams(): number[] {
+    return this.deletes.droppedStreams();
+  }
+
+  dropStep(tx: Batch, streamId: number): { freed: number; more: boolean } {
+    return this.deletes.dropStep(tx, streamId);
+  }
+
   hasRowsBelow(streamId: number, floor: number): boolean {
-    const held = this.recent.held(streamId);
-    if (held && held.entries[held.head]!.start < floor) return true;
-    const lowest = this.lowestEnd.get(streamId);
-    return lowest !== null && lowest.end <= floor;
+    return this.deletes.hasRowsBelow(streamId, floor);
   }
 
-  /**
-   * Deletes a bounded batch of the stream's rows wholly below `floor` (a message boundary). Reads
-   * below the floor are refused already; this frees the space.
-   */
   deleteBelow(tx: Batch, streamId: number, floor: number): { freed: number; more: boolean } {
-    return this.deleteStep(tx, streamId, this.belowFloor.iterate(streamId, floor), (last) => {
-      this.deleteRowsUpTo.run(streamId, last);
-      this.deleteIndexUpTo.run(streamId, last);
-    });
+    return this.deletes.deleteBelow(tx, streamId, floor);
   }
 
-  /**
-   * Deletes a bounded batch of the stream's messages at or above `from` (a message boundary), the
-   * newest first: rows of a deleted source above what its forks read, or all of a dropped stream's.
-   */
   deleteFrom(tx: Batch, streamId: number, from: number): { freed: number; more: boolean } {
-    return this.deleteStep(tx, streamId, this.aboveFrom.iterate(streamId, from), (last) => {
-      this.deleteRowsFrom.run(streamId, last);
-      this.deleteIndexFrom.run(streamId, last);
-    });
-  }
-
-  /** Takes rows from `rows` up to FLOOR_STEP_ROWS or FLOOR_STEP_BYTES, then deletes up to the last one taken. */
-  private deleteStep(tx: Batch, streamId: number, rows: Iterable<{ start: number; len: number }>, deleteThrough: (last: number) => void): { freed: number; more: boolean } {
-    if (this.deferred) this.materialize(tx);
-    let first = -1;
-    let last = -1;
-    let freed = 0;
-    let taken = 0;
-    for (const row of rows) {
-      if (first < 0) first = row.start;
-      last = row.start;
-      freed += row.len;
-      taken++;
-      if (freed >= FLOOR_STEP_BYTES) break;
-    }
-    if (last < 0) return { freed: 0, more: false };
-    deleteThrough(last);
-    this.releaseFiles(tx, streamId, Math.min(first, last), Math.max(first, last));
-    return { freed, more: taken === FLOOR_STEP_ROWS || freed >= FLOOR_STEP_BYTES };
-  }
-
-  /**
-   * Segment files of the stream holding offsets in [from, to] (the rows a step deleted) none of
-   * whose rows is left: their records go in this transaction, the files once it is durable
-   * (segment-files.ts).
-   */
-  private releaseFiles(tx: Batch, streamId: number, from: number, to: number): void {
-    const files = this.files;
-    if (!files?.has(streamId)) return;
-    for (const { lo, hi } of files.overlapping(streamId, from, to)) {
-      if (this.anyRowIn.get(streamId, lo, hi)) continue;
-      this.deleteFile.run(streamId, lo);
-      tx.onDurable.push(() => files.forget(streamId, lo));
-    }
+    return this.deletes.deleteFrom(tx, streamId, from);
   }
 
   // ---- after a transaction commits -----------------------------------------------------------
@@ -515,88 +392,6 @@ export class MessageLog {
     this.recent.trim(this.indexedUpTo);
     for (const [id, key] of tx.log.streams) this.lazyStreams.set(id, key);
     for (const [id, ids] of tx.log.producers) for (const p of ids) this.producerSet(this.lazyProducers, id).add(p);
-  }
-
-  // ---- reads ---------------------------------------------------------------------------------
-
-  /** The messages overlapping [start, end), starting with the one that holds `start`, across the stream's lineage. */
-  read(segments: Segment[], start: number, end: number): MessageRow[] {
-    if (segments.length === 1) return this.readOwn(segments[0]!.id, start, end);
-    const rows: MessageRow[] = [];
-    for (const seg of segments) {
-      if (seg.hi <= start || seg.lo >= end) continue;
-      for (const row of this.readOwn(seg.id, Math.max(start, seg.lo), Math.min(end, seg.hi))) rows.push(row);
-    }
-    return rows;
-  }
-
-  /** One stream's own rows overlapping [start, end). */
-  private readOwn(streamId: number, start: number, end: number): MessageRow[] {
-    const held = this.recent.held(streamId);
-    const boundary = held ? held.entries[held.head]!.start : Infinity;
-    // Below the first held message, from the index; from it on, from memory (held messages may be
-    // indexed too, so the index is not asked past it).
-    if (start < boundary) this.mapCurrent();
-    const filed = this.files?.has(streamId) === true;
-    const rows: MessageRow[] = start >= boundary ? [] : filed ? this.bytesOf(streamId, this.readFiledFrom.all(streamId, start, Math.min(end, boundary))) : this.readFrom.all(streamId, start, Math.min(end, boundary));
-    if (!held) return rows;
-    // A JSON row whose first messages are let go of while its last are still held ends at them.
-    const last = rows[rows.length - 1];
-    if (last && last.start + last.data.length > boundary) rows[rows.length - 1] = { start: last.start, data: last.data.subarray(0, boundary - last.start) };
-    for (let i = firstEndingAfter(held, start); i < held.entries.length && held.entries[i]!.start < end; i++) rows.push(held.entries[i]!);
-    return rows;
-  }
-
-  /**
-   * The rows with their bytes: those whose bytes are in a segment file (`flen`) are read from it,
-   * each run of them in one read.
-   */
-  private bytesOf<R extends FiledRow>(streamId: number, rows: R[]): R[] {
-    for (let i = 0; i < rows.length; ) {
-      const first = rows[i]!;
-      if (first.flen === null) {
-        i++;
-        continue;
-      }
-      const range = this.files?.at(streamId, first.start);
-      if (!range) throw new SegmentDamage(`no segment file holds offset ${first.start} of stream ${streamId}`);
-      let j = i;
-      let end = first.start;
-      for (; j < rows.length && rows[j]!.flen !== null && rows[j]!.start === end && end < range.hi; j++) end += rows[j]!.flen!;
-      const bytes = this.files!.read(streamId, range.lo, first.start, end);
-      for (let k = i; k < j; k++) rows[k]!.data = bytes.subarray(rows[k]!.start - first.start, rows[k]!.start - first.start + rows[k]!.flen!);
-      i = j;
-    }
-    return rows;
-  }
-
-  /**
-   * SQLite maps the database file at the size it has when first read, and maps it again only when
-   * it sees another connection's commit. This connection makes every commit, and the checkpoint
-   * thread is what grows the file: a server that started empty kept a one-page map for good, and
-   * every page past it was a pread into the page cache and a copy out (a catch-up from SQLite:
-   * 9,200 preads per 36 MiB). Changing the map's limit maps the file again at its present size,
-   * once it has grown by a quarter since the last time: each page then faults in once per map.
-   */
-  private mapCurrent(): void {
-    const bytes = this.pageCount.get()!.n * this.pageSize;
-    if (bytes <= this.mappedBytes * 1.25 || this.mappedBytes >= MMAP_LIMIT_BYTES) return;
-    this.mappedBytes = bytes;
-    this.db.exec(`PRAGMA mmap_size = ${MMAP_LIMIT_BYTES - this.pageSize}`);
-    this.db.exec(`PRAGMA mmap_size = ${MMAP_LIMIT_BYTES}`);
-  }
-
-  isMessageStart(segments: Segment[], offset: number, json: boolean): boolean {
-    const seg = segmentAt(segments, offset);
-    if (!seg) return false;
-    const held = this.recent.held(seg.id);
-    if (held && offset >= held.entries[held.head]!.start) {
-      const i = firstEndingAfter(held, offset);
-      return i < held.entries.length && held.entries[i]!.start === offset;
-    }
-    if (!json) return this.segAt.get(seg.id, offset) !== null;
-    const row = this.rowAt.get(seg.id, offset);
-    return row !== null && startsMessage(row.data, offset - row.start);
   }
 
   private producerSet(map: Map<number, Set<string>>, streamId: number): Set<string> {

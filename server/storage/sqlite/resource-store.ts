@@ -1,7 +1,7 @@
 // The stream's resources besides its messages, for SqliteStore: attributes, snapshots, the
 // retained floor and batched appends (spec §2.10–§2.18), and the background reclaiming of what
 // they leave behind. It owns the tables of attributes and snapshot blobs, the pins of snapshots
-// being read, the reclaimer, and the thread snapshot chunks are read on.
+// being read, and the thread snapshot chunks are read on; what they orphan goes to the reclaimer.
 
 import type { Database } from "bun:sqlite";
 import { open } from "node:fs/promises";
@@ -10,7 +10,7 @@ import type { AttrsTable } from "./attrs-table";
 import type { Batch } from "./batch";
 import type { MessageLog } from "./message-log";
 import type { Pins } from "./pins";
-import { Reclaimer } from "./reclaimer";
+import type { Reclaimer } from "./reclaimer";
 import type { SnapshotBlobs, SnapshotStaging } from "./snapshot-blobs";
 import { SnapshotFileReader } from "./snapshot-file-reader";
 import type { SnapshotReads } from "./snapshot-reads";
@@ -26,31 +26,13 @@ export interface ResourceDeps {
   attrs: AttrsTable;
   blobs: SnapshotBlobs;
   pins: Pins;
+  reclaimer: Reclaimer<Batch>;
   tx: StreamTx;
   submit<T>(run: (tx: Batch) => T): Promise<T>;
 }
 
 export class ResourceStore {
-  readonly reclaimer: Reclaimer<Batch>;
-
-  constructor(private readonly d: ResourceDeps) {
-    this.reclaimer = new Reclaimer<Batch>(
-      d.db,
-      {
-        submit: (run) => d.submit(run),
-        floorStep: (tx, streamId, key) => {
-          const state = tx.get(key);
-          // A deleted stream's rows are dropped (dropStep).
-          if (!state || state.id !== streamId) return { freed: 0, more: false };
-          return d.tx.trimUnreached(tx, state);
-        },
-        dropStep: (tx, streamId) => d.log.dropStep(tx, streamId),
-        blobStep: (blobId) => d.blobs.collectStep(blobId),
-        deleteAttrs: (id) => d.attrs.delete(id),
-      },
-      d.pins,
-    );
-  }
+  constructor(private readonly d: ResourceDeps) {}
 
   /**
    * What a crash left for the reclaimer: attribute rows replaced but not yet deleted, staging or
@@ -64,10 +46,10 @@ export class ResourceStore {
       // A full disk: they are deleted at a later start. Nothing refers to them.
       if (failureOf(error) === null) throw error;
     }
-    for (const id of this.d.blobs.collectible()) this.reclaimer.blob(id);
-    for (const id of this.d.log.droppedStreams()) this.reclaimer.drop(id);
+    for (const id of this.d.blobs.collectible()) this.d.reclaimer.blob(id);
+    for (const id of this.d.log.droppedStreams()) this.d.reclaimer.drop(id);
     for (const [key, state] of streams) {
-      if (state.softDeleted || (state.retained > 0 && this.d.log.hasRowsBelow(state.id, state.retained))) this.reclaimer.floor(state.id, key);
+      if (state.softDeleted || (state.retained > 0 && this.d.log.hasRowsBelow(state.id, state.retained))) this.d.reclaimer.floor(state.id, key);
     }
   }
 

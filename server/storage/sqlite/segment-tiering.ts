@@ -13,7 +13,12 @@
 
 import type { Database, Statement } from "bun:sqlite";
 import { open, type FileHandle } from "node:fs/promises";
+import type { WriteHealth } from "../write-health";
 import type { Batch } from "./batch";
+import { freeBytes } from "./disk-reserve";
+import type { MessageLog } from "./message-log";
+import type { Reclaimer } from "./reclaimer";
+import type { SqliteStoreOptions } from "./sqlite-store-options";
 import type { SegmentFiles } from "./segment-files";
 import { syncDirectoryOffLoop } from "./wal-sync";
 
@@ -232,4 +237,32 @@ export class SegmentTiering {
 
 async function writeAll(file: FileHandle, bytes: Uint8Array): Promise<void> {
   for (let done = 0; done < bytes.length; ) done += (await file.write(bytes, done, bytes.length - done)).bytesWritten;
+}
+
+/**
+ * The mover of sealed runs to segment files (segment-tiering.ts), unless it is turned off. A
+ * database without incremental vacuum (made before schema 4) cannot give the pages of moved
+ * messages back: its file would keep their size beside the files, so it keeps them in rows.
+ */
+export function startTiering(
+  options: SqliteStoreOptions,
+  db: Database,
+  files: SegmentFiles,
+  health: WriteHealth,
+  submit: <T>(run: (tx: Batch) => T) => Promise<T>,
+  reclaimer: Reclaimer<Batch>,
+  log: MessageLog,
+): SegmentTiering | undefined {
+  const incremental = db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()!.auto_vacuum === 2;
+  if (options.segmentBytes === 0 || !incremental) return undefined;
+  return new SegmentTiering({
+    db,
+    files,
+    submit,
+    writable: () => health.state === "ok",
+    freeBytes: () => freeBytes(options.path),
+    freed: (bytes) => reclaimer.freedElsewhere(bytes),
+    behind: (id) => log.isBehind(id),
+    segmentBytes: options.segmentBytes,
+  });
 }

@@ -1,386 +1,207 @@
-// The SQLite-backed Store. The database is the truth; a stream's metadata and producer state are
-// loaded from it on first touch into a bounded cache (stream-cache.ts), so start-up reads only
-// what the log says a crash left behind. Writes go through group commit (one transaction and one
-// sync for every write in an event-loop turn), and the cache changes only once they are durable.
+// The SQLite-backed Store, and the wiring of its mechanisms. The database is the truth; a
+// stream's metadata and producer state are loaded from it on first touch into a bounded cache
+// (stream-cache.ts), so start-up reads only what the log says a crash left behind. Writes go
+// through group commit (one transaction and one sync for every write in an event-loop turn), and
+// the cache changes only once they are durable (batch-lifecycle.ts).
+//
+// The constructor builds each mechanism once what it needs exists; where two need each other
+// (the cache and the TTL touches, the health and the full-disk watch, group commit and what it
+// tells of commits), the later one registers with the earlier.
 
 import type { Database } from "bun:sqlite";
-import { statSync } from "node:fs";
 import { isJsonType } from "../../protocol/content-type";
 import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
-import { NO_QUOTAS, type Quotas } from "../../protocol/quota";
+import { NO_QUOTAS } from "../../protocol/quota";
 import { streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
 import type { WritePlan } from "../../protocol/writes";
+import { lineageOf, type Segment } from "../lineage";
+import type { Count } from "../prefix-count";
+import type { BucketInfo, BucketSummary, FileSpan, ListQuery, Page, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, StreamSummary } from "../store";
+import { stderrLog } from "../store-log";
+import { StreamStore } from "../stream-store";
+import { failureOf, PROBE_BYTES, WriteHealth, type WriteState } from "../write-health";
 import { AttrsTable } from "./attrs-table";
-import { Batch } from "./batch";
+import type { Batch } from "./batch";
+import { BatchLifecycle } from "./batch-lifecycle";
 import { SqliteBuckets } from "./buckets";
+import { startCheckpoints, type Checkpoints } from "./checkpoints";
 import type { DatabaseLock } from "./database-lock";
-import type { CheckpointerMessage } from "./checkpointer";
-import { Checkpoints } from "./checkpoints";
-import { SnapshotReads } from "./snapshot-reads";
-import { DiskReserve, freeBytes, RESERVE_SUFFIX } from "./disk-reserve";
+import { databaseFileSizes } from "./database-files";
+import { DiskReserve } from "./disk-reserve";
+import { DurableCounts } from "./durable-counts";
 import { FullDisk, watchSpace } from "./full-disk";
-import type { CommitObserver } from "../commit-observer";
 import { GroupCommit } from "./group-commit";
-import { SqliteIntrospection } from "./introspection";
-import { Listing } from "./listing";
 import { checkIntegrity } from "./integrity";
+import { SqliteIntrospection } from "./introspection";
 import { jsonMessages } from "./json-rows";
-import { lineageOf, segmentAt, type Segment } from "../lineage";
+import { Listing } from "./listing";
+import { Materializer } from "./materializer";
 import { MessageLog } from "./message-log";
-import { openDatabase, WAL_SIZE_LIMIT } from "./open-database";
+import { openDatabase } from "./open-database";
 import { Pins } from "./pins";
+import { sqliteReclaimer } from "./reclaim-steps";
+import type { Reclaimer } from "./reclaimer";
 import { ResourceStore } from "./resource-store";
+import { sliceRows } from "./row-slices";
 import { Statements } from "./rows";
+import { SegmentFiles } from "./segment-files";
+import { fileSpan } from "./segment-spans";
+import { startTiering, type SegmentTiering } from "./segment-tiering";
 import { SnapshotBlobs } from "./snapshot-blobs";
 import { SnapshotFiles } from "./snapshot-files";
-import { SegmentFiles } from "./segment-files";
-import { SegmentTiering } from "./segment-tiering";
-import { stderrLog, type StoreLog } from "../store-log";
-import { TtlTouches } from "./ttl-touches";
-import type { BucketInfo, BucketSummary, FileSpan, ListQuery, Page, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, StreamSummary } from "../store";
-import { StreamStore } from "../stream-store";
-import { DurableCounts } from "./durable-counts";
+import { SnapshotReads } from "./snapshot-reads";
+import type { SqliteStoreOptions } from "./sqlite-store-options";
+import { mayHoldUnreachedRows, removeOrphanSnapshotFiles, sweepSegmentFiles } from "./start-up-sweeps";
 import { StateLoader } from "./state-loader";
 import { StreamCache } from "./stream-cache";
-import type { Count } from "../prefix-count";
 import { StreamCounts } from "./stream-counts";
 import { StreamDamage } from "./stream-damage";
 import { StreamTx } from "./stream-tx";
-import { walBytesOf, walLagOf } from "./wal-lag";
+import { TtlTouches } from "./ttl-touches";
+import { walBytesOf } from "./wal-lag";
 import { exitOnSyncFailure, walSync } from "./wal-sync";
-import { failureOf, PROBE_BYTES, WriteHealth, type WriteState } from "../write-health";
 
-export type SyncMode = "full" | "normal";
-
-/** The least a response sent from a segment file carries, unless it reaches the read's end (or half the file, if less). */
-const MIN_FILE_SPAN_BYTES = 1024 * 1024;
-/**
- * The most a response sent from a segment file carries while other requests are in progress.
- * Bun sends a file with sendfile calls on the event loop, each as much as the socket takes at
- * once (4-8 MiB on loopback): under the bench's scale load, 8 MiB responses made a HEAD's p99
- * 19-20.5 ms at 10k streams, 2 MiB ones 12 ms (one run each).
- */
-const BUSY_FILE_SPAN_BYTES = 2 * 1024 * 1024;
-
-export interface SqliteStoreOptions {
-  /** A file path, or ":memory:" for an ephemeral store. */
-  path: string;
-  sync: SyncMode;
-  now?: () => number;
-  /** How often expired streams are reclaimed in the background. */
-  sweepIntervalMs?: number;
-  /**
-   * The checkpoint thread's entry point. Inside the compiled binary it must be given relative to
-   * the entry module (main.ts), the only location the bundle keeps.
-   */
-  checkpointerUrl?: URL;
-  /** The snapshot read thread's entry point, given as `checkpointerUrl` is. */
-  snapshotReaderUrl?: URL;
-  /** How often the checkpoint thread copies the WAL into the database file (checkpoints.ts). */
-  checkpointEveryMs?: number;
-  /** How often deferred index and summary rows are written (message-log.ts). */
-  materializeEveryMs?: number;
-  /** How many bytes of the newest messages reads may find in memory (recent-messages.ts). */
-  recentBytes?: number;
-  /** What to do when the disk refuses a sync; by default the process exits. */
-  onSyncFailure?: (error: unknown) => void;
-  /** Whether requests other than the write being committed are in progress; none, if not given. */
-  busy?: () => boolean;
-  /** How long idle producers are remembered and how many a stream holds (spec §5.3). */
-  producerLimits?: ProducerLimits;
-  /** Caps on buckets and on streams per bucket; none if not given. */
-  quotas?: Quotas;
-  /** Told each transaction's size and time, and each sync's. */
-  commitObserver?: CommitObserver;
-  /** Where the checkpoint thread's trouble is reported; stderr if not given. */
-  onCheckpointMessage?: (message: CheckpointerMessage) => void;
-  /** Bytes held in reserve beside the database, given up when the disk fills (disk-reserve.ts); none if not given. */
-  reserveBytes?: number;
-  /** The integrity check thread's entry point, given as `checkpointerUrl` is; the check runs unless false. */
-  integrityCheckUrl?: URL | false;
-  /** Where a full disk and a damaged database are reported; stderr if not given. */
-  log?: StoreLog;
-  /** How many stream states are kept in memory (stream-cache.ts); DEFAULT_CACHED_STREAMS if not given. */
-  cachedStreams?: number;
-  /** How many bytes of a byte stream's messages go to one segment file (segment-tiering.ts); SEGMENT_BYTES if not given, none moved if 0. */
-  segmentBytes?: number;
-}
-
+export type { SqliteStoreOptions, SyncMode } from "./sqlite-store-options";
 
 export class SqliteStore extends StreamStore implements Store {
-  private readonly db: Database;
-  private readonly st: Statements;
-  private readonly log: MessageLog;
-  /** Durable state: what reads see. */
-  private readonly cache: StreamCache;
-  private readonly loader: StateLoader;
-  private readonly streamCounts: StreamCounts;
-  private readonly durableCounts: DurableCounts;
-  private readonly listing: Listing;
-  private readonly buckets: SqliteBuckets;
-  private readonly touches: TtlTouches;
-  /** Committed, not yet durable: what the next writes are decided against. */
-  private readonly pending = new Map<string, StreamState | null>();
-  private readonly writes: GroupCommit<Batch>;
-  private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
   private readonly now: () => number;
-  private readonly pendingReaps = new Set<string>();
-  private readonly tx: StreamTx;
-  private readonly resources: ResourceStore;
-  private sweeper: ReturnType<typeof setInterval> | undefined;
-  private readonly checkpoints: Checkpoints | undefined;
-  private readonly chunkReads: SnapshotReads | undefined;
-  /** Held for the store's whole life; dropping the reference would let GC release the lock. */
-  private readonly lock: DatabaseLock | undefined;
-  /** What the single-process lock is (database-lock.ts), for the start-up log; none in memory. */
-  get lockHeld(): string | undefined {
-    return this.lock?.held;
-  }
-  private materializeTimer: ReturnType<typeof setTimeout> | undefined;
   /** Reused by every decision (its time set first), so an append allocates no clock of its own. */
   private readonly clock: ProducerClock;
-  readonly introspection: SqliteIntrospection;
   private readonly path: string;
-  private readonly health: WriteHealth;
-  private readonly fullDisk: FullDisk | undefined;
-  private readonly damage: StreamDamage;
-  private integrityCheck: Worker | undefined;
-  /** Snapshot files a crash left without a row, deleted once the store is open (close waits for it). */
-  private orphanFiles: Promise<void> = Promise.resolve();
-  /** Snapshot bytes in files beside a database on disk (snapshot-files.ts). */
-  private readonly snapshotFiles: SnapshotFiles | undefined;
-  /** Sealed runs of byte streams' messages in files beside a database on disk (segment-files.ts). */
-  private readonly segmentFiles: SegmentFiles | undefined;
-  private readonly tiering: SegmentTiering | undefined;
-  /** The segment files' start-up sweep (close waits for it). */
-  private segmentSweep: Promise<void> = Promise.resolve();
-  private readonly report: StoreLog;
   /** Whether requests besides live reads are in progress (the server says; never in tests). */
   private readonly busy: () => boolean;
-  private appendedBytes = 0;
-  private appendedMessages = 0;
+  private readonly db: Database;
+  /** Held for the store's whole life; dropping the reference would let GC release the lock. */
+  private readonly lock: DatabaseLock | undefined;
+  private readonly health = new WriteHealth();
+  /** Committed, not yet durable: what the next writes are decided against. */
+  private readonly pending = new Map<string, StreamState | null>();
+  private readonly pendingReaps = new Set<string>();
+  private readonly st: Statements;
+  private readonly damage: StreamDamage;
+  /** Sealed runs of byte streams' messages in files beside a database on disk (segment-files.ts). */
+  private readonly segmentFiles: SegmentFiles | undefined;
+  private readonly log: MessageLog;
+  private readonly loader: StateLoader;
+  /** Durable state: what reads see. */
+  private readonly cache: StreamCache;
+  private readonly streamCounts: StreamCounts;
+  private readonly batches: BatchLifecycle;
+  private readonly writes: GroupCommit<Batch>;
+  private readonly touches: TtlTouches;
+  private readonly checkpoints: Checkpoints | undefined;
+  private readonly materializer: Materializer;
+  /** Snapshot bytes in files beside a database on disk (snapshot-files.ts). */
+  private readonly snapshotFiles: SnapshotFiles | undefined;
+  private readonly chunkReads: SnapshotReads | undefined;
+  private readonly reclaimer: Reclaimer<Batch>;
+  private readonly tx: StreamTx;
+  private readonly resources: ResourceStore;
+  private readonly durableCounts: DurableCounts;
+  private readonly buckets: SqliteBuckets;
+  private readonly listing: Listing;
+  readonly introspection: SqliteIntrospection;
+  /** Snapshot files a crash left without a row, deleted once the store is open (close waits for it). */
+  private readonly orphanFiles: Promise<void>;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+  private readonly tiering: SegmentTiering | undefined;
+  /** The segment files' start-up sweep (close waits for it). */
+  private readonly segmentSweep: Promise<void>;
+  private readonly fullDisk: FullDisk | undefined;
+  private readonly integrityCheck: Worker | undefined;
 
   constructor(options: SqliteStoreOptions) {
     super();
+    const { path } = options;
+    const onDisk = path !== ":memory:";
     this.now = options.now ?? Date.now;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
-    this.path = options.path;
-    const onDisk = options.path !== ":memory:";
-    const log = (this.report = options.log ?? stderrLog);
-    const reserve = onDisk ? new DiskReserve(options.path, options.reserveBytes ?? 0) : undefined;
-    ({ db: this.db, lock: this.lock } = openDatabase(options.path, () => reserve && FullDisk.beforeOpen(reserve)));
-    this.health = new WriteHealth(() => this.fullDisk?.entered());
-    this.damage = new StreamDamage(log);
+    this.path = path;
+    const log = options.log ?? stderrLog;
+    this.busy = options.busy ?? (() => false);
+    const reserve = onDisk ? new DiskReserve(path, options.reserveBytes ?? 0) : undefined;
+    ({ db: this.db, lock: this.lock } = openDatabase(path, () => reserve && FullDisk.beforeOpen(reserve)));
+    const { db, now, health, pending } = this;
     // Anything that fails from here on closes the database and lets go of the lock again.
     try {
-      const busy = (this.busy = options.busy ?? (() => false));
-      if (onDisk) {
-        const report = options.onCheckpointMessage ?? ((m: CheckpointerMessage) => console.error(`ursa: ${m.message}${m.error ? `: ${m.error}` : ""}`));
-        const url = options.checkpointerUrl ?? new URL("./checkpointer.ts", import.meta.url);
-        this.checkpoints = new Checkpoints(url, options.path, WAL_SIZE_LIMIT, (until) => this.writes.hold(until), (m) => {
-          report(m);
-          // A checkpoint that cannot grow the database file while writes still fit in the WAL's
-          // old space would let the WAL fill with pages that need room the disk lacks: full now.
-          if (m.code === "SQLITE_FULL") this.health.becomeFull();
-        }, options.checkpointEveryMs, reserve && walLagOf(reserve, options.path));
-      }
-      this.st = new Statements(this.db);
-      this.segmentFiles = onDisk ? new SegmentFiles(this.db, options.path) : undefined;
-      this.log = new MessageLog(this.db, this.st, this.now, options.materializeEveryMs, options.recentBytes, this.segmentFiles);
-      this.loader = new StateLoader(this.db);
-      this.cache = new StreamCache(
-        {
-          load: (key) => this.loader.load(key),
-          pinned: (key, state) => this.pending.has(key) || (state !== null && this.log.isBehind(state.id)) || this.touches.saving(key, state),
-          evicted: (_key, state) => state && this.touches.forget(state.id),
-        },
-        options.cachedStreams,
-      );
-      const updateTouch = this.st.updateTouch;
-      this.touches = new TtlTouches({ cache: this.cache, now: this.now, submit: (run) => this.writes.submit(run), writeTouch: (at, id) => updateTouch.run(at, id) });
-      this.streamCounts = new StreamCounts(this.db, this.st);
-      this.durableCounts = new DurableCounts({ counts: this.streamCounts, pending: this.pending, cache: this.cache, now: this.now, reap: (key) => this.reap(key) });
-      this.buckets = new SqliteBuckets({ db: this.db, st: this.st, quotas: options.quotas ?? NO_QUOTAS, now: this.now, streamCounts: this.streamCounts, durableCounts: this.durableCounts, live: (tx, key) => this.tx.live(tx, key) });
-      this.listing = new Listing(this.db, {
-        rowMayDiffer: (bucket, name, id) => this.log.isBehind(id) || ((this.pending.size > 0 || this.touches.holdsAny) && this.rowMayDiffer(streamKey(bucket, name))),
-        peek: (key) => this.cache.peek(key), get: (key) => this.current(key), now: this.now, count: (bucket, prefix) => this.count(bucket, prefix),
-      });
-      // Snapshot chunks on disk are read on a thread of their own (snapshot-read-thread.ts).
-      this.chunkReads = onDisk ? new SnapshotReads(options.snapshotReaderUrl ?? new URL("./snapshot-read-thread.ts", import.meta.url), options.path) : undefined;
-      const attrs = new AttrsTable(this.db);
-      this.snapshotFiles = onDisk ? new SnapshotFiles(options.path) : undefined;
-      const blobs = new SnapshotBlobs(this.db, this.snapshotFiles);
+      const st = (this.st = new Statements(db));
+      this.damage = new StreamDamage(log);
+      this.segmentFiles = onDisk ? new SegmentFiles(db, path) : undefined;
+      const messages = (this.log = new MessageLog(db, st, now, options.materializeEveryMs, options.recentBytes, this.segmentFiles));
+      const loader = (this.loader = new StateLoader(db));
+      const cache = (this.cache = new StreamCache((key) => loader.load(key), options.cachedStreams));
+      cache.pinWhile((key, state) => pending.has(key) || (state !== null && messages.isBehind(state.id)));
+      const streamCounts = (this.streamCounts = new StreamCounts(db, st));
+
+      const batches = (this.batches = new BatchLifecycle({ st, log: messages, streamCounts, health, pending, cache }));
+      const writes = (this.writes = new GroupCommit<Batch>({
+        begin: st.begin, commit: st.commit, rollback: st.rollback,
+        open: () => batches.open(), finish: (b) => batches.finish(b), committed: (b) => batches.committed(b), durable: (b) => batches.durable(b),
+        sync: onDisk && options.sync === "full" ? walSync(path) : undefined,
+        syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
+        failed: (error) => health.failed(error),
+        mayHoldLoop: (batch) => batch.small() && !this.busy(),
+      }, options.commitObserver));
+      const submit = <T>(run: (tx: Batch) => T) => writes.submit(run);
+
+      const touches = (this.touches = new TtlTouches({ cache, now, submit, writeTouch: (at, id) => st.updateTouch.run(at, id) }));
+      cache.pinWhile((key, state) => touches.saving(key, state));
+      cache.whenEvicted((_key, state) => state && touches.forget(state.id));
+      const checkpoints = (this.checkpoints = onDisk ? startCheckpoints(options, reserve, health, writes) : undefined);
+      if (checkpoints) batches.whenCommitted((batch) => checkpoints.committed(walBytesOf(batch.appendedBytes)));
+      const materializer = (this.materializer = new Materializer(messages, submit, log));
+      batches.whenCommitted(() => materializer.schedule());
+
+      const attrs = new AttrsTable(db);
+      this.snapshotFiles = onDisk ? new SnapshotFiles(path) : undefined;
+      const blobs = new SnapshotBlobs(db, this.snapshotFiles);
       const pins = new Pins();
-      const forksOf = this.db.prepare<{ bucket: string; name: string }, [number]>("SELECT bucket, name FROM streams WHERE fork_source_id = ?");
-      this.tx = new StreamTx({
-        st: this.st,
-        log: this.log,
-        attrs,
-        blobs,
-        reclaimer: () => this.resources.reclaimer,
-        now: this.now,
-        forget: (id) => this.touches.forget(id),
-        damage: this.damage,
-        forkKeys: (id) => forksOf.all(id).map((r) => streamKey(r.bucket, r.name)),
-      });
+      // Snapshot chunks on disk are read on a thread of their own (snapshot-read-thread.ts).
+      this.chunkReads = onDisk ? new SnapshotReads(options.snapshotReaderUrl ?? new URL("./snapshot-read-thread.ts", import.meta.url), path) : undefined;
+      const reclaimer = (this.reclaimer = sqliteReclaimer({ db, log: messages, attrs, blobs, pins, submit }));
+      const tx = (this.tx = new StreamTx({ st, log: messages, attrs, blobs, reclaimer, now, forget: (id) => touches.forget(id), damage: this.damage }));
+      this.resources = new ResourceStore({ db, chunkReads: this.chunkReads, log: messages, attrs, blobs, pins, reclaimer, tx, submit });
+
+      const durableCounts = (this.durableCounts = new DurableCounts({ counts: streamCounts, pending, cache, now, reap: (key) => this.reap(key) }));
+      this.buckets = new SqliteBuckets({ db, st, quotas: options.quotas ?? NO_QUOTAS, now, streamCounts, durableCounts, live: (t, key) => tx.live(t, key) });
+      const count = (bucket: string, prefix: string) => this.count(bucket, prefix);
+      this.listing = new Listing(db, { rowMayDiffer: (bucket, name, id) => this.rowMayDiffer(bucket, name, id), peek: (key) => cache.peek(key), get: (key) => this.current(key), now, count });
+      this.introspection = new SqliteIntrospection(db, { get: (key) => this.view(key), producerCount: (s) => this.remembered(s).length, now, count }, (s) => this.lineage(s));
+
       const replayedByteStreams: number[] = [];
-      for (const { key, state } of this.log.replay((id) => this.loader.loadById(id))) {
-        this.cache.set(key, state);
+      for (const { key, state } of messages.replay((id) => loader.loadById(id))) {
+        cache.set(key, state);
         if (!isJsonType(state.contentType)) replayedByteStreams.push(state.id);
       }
-      this.introspection = new SqliteIntrospection(
-        this.db,
-        { get: (key) => this.view(key), producerCount: (s) => this.remembered(s).length, now: this.now, count: (bucket, prefix) => this.count(bucket, prefix) },
-        (s) => this.lineage(s),
-      );
-      this.writes = new GroupCommit<Batch>({
-        begin: this.st.begin,
-        commit: this.st.commit,
-        rollback: this.st.rollback,
-        open: () => new Batch(this.pending, this.cache),
-        finish: (batch) => {
-          for (const [key, full] of batch.dirty) {
-            const state = batch.overlay.get(key);
-            if (!state) continue;
-            if (full) this.st.update(state);
-            else this.st.updateHot(state);
-          }
-          this.log.flush(batch);
-          if (this.log.due(batch)) this.log.materialize(batch);
-          this.streamCounts.write(batch);
-        },
-        committed: (batch) => {
-          // A client's write (or the probe) that commits shows the disk takes writes again; the
-          // store's own upkeep may need no new space, so it shows nothing.
-          if (batch.clientWrite) this.health.succeeded();
-          for (const [key, state] of batch.overlay) this.pending.set(key, state);
-          this.log.committed(batch);
-          this.checkpoints?.committed(walBytesOf(batch.appendedBytes));
-          this.scheduleMaterialize();
-        },
-        durable: (batch) => this.install(batch),
-        sync: onDisk && options.sync === "full" ? walSync(options.path) : undefined,
-        syncFailed: options.onSyncFailure ?? exitOnSyncFailure,
-        failed: (error) => this.health.failed(error),
-        mayHoldLoop: (batch) => batch.small() && !busy(),
-      }, options.commitObserver);
-      this.resources = new ResourceStore({
-        db: this.db,
-        chunkReads: this.chunkReads,
-        log: this.log,
-        attrs,
-        blobs,
-        pins,
-        tx: this.tx,
-        submit: (run) => this.writes.submit(run),
-      });
-      this.resources.reclaimLeftovers(this.mayHoldUnreachedRows());
-      this.orphanFiles = blobs.removeOrphanFiles().then(
-        (n) => {
-          if (n > 0) log("info", "deleted snapshot files that no snapshot refers to (left by a crash)", { files: n });
-        },
-        (error: unknown) => log("warn", "could not delete snapshot files left by a crash (the next start tries again)", { error: (error as Error).message }),
-      );
-      // Measured once the sweep is done, so the first scrape already counts the files.
-      void this.orphanFiles.then(() => this.snapshotFiles?.measure());
+      this.resources.reclaimLeftovers(mayHoldUnreachedRows(db, cache));
+      this.orphanFiles = removeOrphanSnapshotFiles(blobs, this.snapshotFiles, log);
       this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 5_000);
       this.sweeper.unref();
       // Whatever start-up replayed is written out as soon as the writer is idle.
-      this.scheduleMaterialize();
-      if (this.segmentFiles) {
-        const files = this.segmentFiles;
-        // A database without incremental vacuum (made before schema 4) cannot give the pages of
-        // moved messages back: its file would keep their size beside the files. It keeps them in rows.
-        const incremental = this.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()!.auto_vacuum === 2;
-        const tiering = options.segmentBytes === 0 || !incremental ? undefined : (this.tiering = new SegmentTiering({
-          db: this.db,
-          files,
-          submit: (run) => this.writes.submit(run),
-          writable: () => this.health.state === "ok",
-          freeBytes: () => freeBytes(options.path),
-          freed: (bytes) => this.resources.reclaimer.freedElsewhere(bytes),
-          behind: (id) => this.log.isBehind(id),
-          segmentBytes: options.segmentBytes,
-        }));
-        this.segmentSweep = files.sweep().then(
-          ({ orphans, damaged }) => {
-            if (orphans > 0) log("info", "deleted segment files that no message refers to (left by a crash)", { files: orphans });
-            for (const path of damaged) log("error", "a segment file is missing or shorter than its messages: reads of them answer 500 STORAGE_CORRUPT; restore it from a backup (docs/operations.md)", { file: path });
-            if (!tiering) return;
-            for (const id of replayedByteStreams) tiering.lookThrough(id);
-            for (const id of this.largeByteStreams(tiering.segmentBytes)) tiering.lookThrough(id);
-          },
-          (error: unknown) => log("warn", "could not sweep the segment files (the next start tries again)", { error: (error as Error).message }),
-        );
-      }
-      this.fullDisk = reserve && watchSpace({ db: this.db, dbPath: options.path, reserve, health: this.health, log, submit: (run) => this.writes.submit(run), probe: () => this.probeRow() });
-      if (onDisk && options.integrityCheckUrl !== false) this.integrityCheck = checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), options.path, this.health, log);
+      materializer.schedule();
+      const tiering = (this.tiering = this.segmentFiles && startTiering(options, db, this.segmentFiles, health, submit, reclaimer, messages));
+      if (tiering) batches.whenDurable((batch) => { for (const [id, bytes] of batch.log.byteStreamBytes) tiering.appended(id, bytes); });
+      this.segmentSweep = this.segmentFiles ? sweepSegmentFiles(db, this.segmentFiles, tiering, replayedByteStreams, log) : Promise.resolve();
+      this.fullDisk = reserve && watchSpace({ db, dbPath: path, reserve, health, log, submit, probe: () => this.probeRow() });
+      this.integrityCheck = onDisk && options.integrityCheckUrl !== false ? checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), path, health, log) : undefined;
     } catch (error) {
       void this.checkpoints?.close();
       void this.chunkReads?.close();
-      this.db.close();
+      db.close();
       this.lock?.release();
       throw error;
     }
   }
 
-  /**
-   * The streams whose rows a crash may have left unreclaimed (reclaimLeftovers): those with a
-   * retained floor, and soft-deleted sources, which keep only what their forks reach.
-   */
-  private *mayHoldUnreachedRows(): Generator<[string, StreamState]> {
-    for (const where of ["retained_offset > 0", "soft_deleted = 1 AND retained_offset = 0"]) {
-      for (const { bucket, name } of this.db.query<{ bucket: string; name: string }, []>(`SELECT bucket, name FROM streams WHERE ${where}`).iterate()) {
-        const key = streamKey(bucket, name);
-        const state = this.cache.get(key);
-        if (state) yield [key, state];
-      }
-    }
-  }
-
-  /**
-   * Byte streams whose row says they are long enough to hold a run that could move to a segment
-   * file, found through the tail index bucket by bucket: after a start, the appends that would
-   * have said so are gone. (Streams whose row is behind their log rows are looked through too.)
-   */
-  private largeByteStreams(atLeast: number): number[] {
-    const big = this.db.prepare<{ id: number; content_type: string }, [string, number]>("SELECT id, content_type FROM streams WHERE bucket = ? AND tail >= ?");
-    const out: number[] = [];
-    for (const { bucket_id } of this.db.query<{ bucket_id: string }, []>("SELECT bucket_id FROM buckets").iterate()) {
-      for (const row of big.iterate(bucket_id, atLeast)) if (!isJsonType(row.content_type)) out.push(row.id);
-    }
-    return out;
-  }
-
-  /** Writes what the log deferred once writes pause, so a restart has little to replay. */
-  private scheduleMaterialize(): void {
-    if (this.materializeTimer !== undefined || !this.log.deferred) return;
-    this.materializeTimer = setTimeout(() => {
-      this.materializeTimer = undefined;
-      if (!this.log.deferred) return;
-      this.writes.submit((tx) => this.log.materialize(tx)).catch(() => this.scheduleMaterialize());
-    }, this.log.everyMs);
-    this.materializeTimer.unref();
-  }
-
-  private install(batch: Batch): void {
-    this.appendedBytes += batch.appendedBytes;
-    this.appendedMessages += batch.appendedMessages;
-    this.streamCounts.durable(batch);
-    for (const [key, state] of batch.overlay) {
-      this.cache.set(key, state);
-      if (this.pending.get(key) === state) this.pending.delete(key);
-    }
-    this.cache.trim();
-    for (const [id, bytes] of batch.log.byteStreamBytes) this.tiering?.appended(id, bytes);
-    if (batch.changes.length > 0) for (const l of this.listeners) l(batch.changes);
-    for (const run of batch.onDurable) run();
+  /** What the single-process lock is (database-lock.ts), for the start-up log; none in memory. */
+  get lockHeld(): string | undefined {
+    return this.lock?.held;
   }
 
   onChange(listener: (changes: StreamChange[]) => void): void {
-    this.listeners.push(listener);
+    this.batches.whenChanged(listener);
   }
 
   // ---- reads: durable state only ---------------------------------------------------------
@@ -405,8 +226,11 @@ export class SqliteStore extends StreamStore implements Store {
     return this.unlessExpired(key, cached === undefined ? this.loader.load(key) : (cached ?? undefined));
   }
 
-  /** The pinned streams whose row is ahead of (a write not yet durable) or behind (a touch) readers. */
-  private rowMayDiffer(key: string): boolean {
+  /** Whether a stream's row may differ from what readers see: behind its log, a write not yet durable, a touch not yet written. */
+  private rowMayDiffer(bucket: string, name: string, id: number): boolean {
+    if (this.log.isBehind(id)) return true;
+    if (this.pending.size === 0 && !this.touches.holdsAny) return false;
+    const key = streamKey(bucket, name);
     return this.pending.has(key) || this.touches.holds(key);
   }
 
@@ -429,45 +253,12 @@ export class SqliteStore extends StreamStore implements Store {
       throw this.damage.readFailed(state, error);
     }
     if (wholeMessages && isJsonType(state.contentType)) return jsonMessages(rows, start, end);
-    const chunks: Uint8Array[] = [];
-    // The slice ends where its bytes do. Rows can be missing only when a delete has committed
-    // and the state read is the durable one before it; claiming bytes never sent would let the
-    // reader skip them.
-    let pos = start;
-    for (const row of rows) {
-      if (row.start > pos) break;
-      if (wholeMessages) {
-        if (chunks.length > 0 && row.start + row.data.length > end) break;
-        chunks.push(row.data);
-        pos = row.start + row.data.length;
-        continue;
-      }
-      const from = pos - row.start;
-      const to = Math.min(end, row.start + row.data.length) - row.start;
-      chunks.push(from === 0 && to === row.data.length ? row.data : row.data.subarray(from, to));
-      pos = row.start + to;
-    }
-    return { chunks, end: pos };
+    return sliceRows(rows, start, end, wholeMessages);
   }
 
-  /**
-   * A byte stream's bytes from `start` that one segment file holds, as a body the server sends
-   * from the file itself (sendfile), or null where they are in rows. A file's last few bytes
-   * before more of the stream are read from rows with what follows, as one response: a response
-   * of its own for them would cost a round trip and save no copy worth it. While other requests
-   * are in progress a response carries at most BUSY_FILE_SPAN_BYTES.
-   */
+  /** A byte stream's bytes from `start` that one segment file holds, sent from the file (segment-spans.ts). */
   fileSpan(state: StreamState, start: number, limitBytes: number): FileSpan | null {
-    const files = this.segmentFiles;
-    if (!files || start >= state.tail || isJsonType(state.contentType)) return null;
-    const seg = segmentAt(this.lineage(state), start);
-    const range = seg && files.at(seg.id, start);
-    if (!seg || !range?.sendable) return null;
-    const whole = Math.min(state.tail, start + (this.busy() ? Math.min(limitBytes, BUSY_FILE_SPAN_BYTES) : limitBytes));
-    const end = Math.min(range.hi, seg.hi, whole);
-    if (end < whole && end - start < Math.min(MIN_FILE_SPAN_BYTES, (range.hi - range.lo) / 2)) return null;
-    range.handedAt = performance.now();
-    return { body: Bun.file(files.path(seg.id, range.lo)).slice(start - range.lo, end - range.lo), end };
+    return this.segmentFiles ? fileSpan(this.segmentFiles, this.lineage(state), state, start, limitBytes, this.busy()) : null;
   }
 
   async isMessageStart(state: StreamState, offset: number): Promise<boolean> {
@@ -631,23 +422,14 @@ export class SqliteStore extends StreamStore implements Store {
 
   stats(): StoreStats {
     return {
-      appendedBytes: this.appendedBytes,
-      appendedMessages: this.appendedMessages,
+      appendedBytes: this.batches.appendedBytes,
+      appendedMessages: this.batches.appendedMessages,
       damagedReads: this.damage.errors,
       damagedStreams: this.damage.count,
       snapshotFileBytes: this.snapshotFiles?.bytes() ?? 0,
       segmentFileBytes: this.segmentFiles?.bytes() ?? 0,
-      ...this.fileSizes(),
+      ...databaseFileSizes(this.db, this.path),
     };
-  }
-
-  private fileSizes(): { databaseBytes: number; walBytes: number; reserveBytes: number } {
-    if (this.path === ":memory:") {
-      const bytes = this.db.query<{ n: number }, []>("SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()").get()!.n;
-      return { databaseBytes: bytes, walBytes: 0, reserveBytes: 0 };
-    }
-    const size = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
-    return { databaseBytes: size(this.path), walBytes: size(`${this.path}-wal`), reserveBytes: size(this.path + RESERVE_SUFFIX) };
   }
 
   /** Resolves once the reclaimer and the segment files' mover have nothing queued (pinned blobs aside) and the files a crash left are gone. */
@@ -655,7 +437,7 @@ export class SqliteStore extends StreamStore implements Store {
     await this.orphanFiles;
     await this.segmentSweep;
     await this.tiering?.settled();
-    return this.resources.reclaimer.settled();
+    return this.reclaimer.settled();
   }
 
   async close(): Promise<void> {
@@ -663,20 +445,13 @@ export class SqliteStore extends StreamStore implements Store {
     this.fullDisk?.stop();
     void this.integrityCheck?.terminate();
     clearInterval(this.sweeper);
-    clearTimeout(this.materializeTimer);
-    this.resources.reclaimer.stop();
+    this.materializer.stop();
+    this.reclaimer.stop();
     await this.tiering?.stop();
     await this.orphanFiles;
     await this.segmentSweep;
     await this.writes.drain();
-    // The deferred index rows. A full or failing disk may refuse them; the log rows they index are
-    // durable, and the next start replays them, so the stop goes on.
-    if (this.log.deferred) {
-      await this.writes.submit((tx) => this.log.materialize(tx)).catch((error: unknown) => {
-        if (failureOf(error) === null) throw error;
-        this.report("warn", "stopping without writing the last index rows (the next start replays them)", { error: (error as Error).message });
-      });
-    }
+    await this.materializer.flush();
     await this.checkpoints?.close();
     await this.chunkReads?.close();
     // close(true): the prepared statements are finalized and the connection released now, so it

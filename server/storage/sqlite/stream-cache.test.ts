@@ -19,7 +19,7 @@ const everything = { prefix: "", after: null, limit: 1000 };
 describe("StreamCache", () => {
   test("loads on a miss, remembers a stream known absent, and evicts down to capacity", () => {
     const loads: string[] = [];
-    const cache = new StreamCache({ load: (k) => (loads.push(k), k.startsWith("x") ? undefined : state(k)), pinned: () => false, evicted: () => {} }, 16);
+    const cache = new StreamCache((k) => (loads.push(k), k.startsWith("x") ? undefined : state(k)), 16);
     expect(cache.get("a")?.name).toBe("a");
     expect(cache.get("a")?.name).toBe("a");
     expect(cache.get("x")).toBeUndefined();
@@ -33,7 +33,9 @@ describe("StreamCache", () => {
 
   test("never evicts a pinned entry, and gives a used one a second chance", () => {
     const evicted: string[] = [];
-    const cache = new StreamCache({ load: state, pinned: (k) => k === "pinned", evicted: (k) => evicted.push(k) }, 16);
+    const cache = new StreamCache(state, 16);
+    cache.pinWhile((k) => k === "pinned");
+    cache.whenEvicted((k) => evicted.push(k));
     cache.get("pinned");
     cache.get("used");
     for (let i = 0; i < 40; i++) cache.get(`s${i}`);

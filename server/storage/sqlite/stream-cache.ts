@@ -3,7 +3,7 @@
 //
 // An entry may be a state, or null for a stream known not to exist (a create being committed
 // needs that: until it is durable, reads must keep answering 404, while the row is already in
-// the database). Entries are never evicted while `pinned` says so: a stream with a write
+// the database). Entries are never evicted while a pin rule says so: a stream with a write
 // committed but not yet durable (the database holds what readers must not see yet), one whose
 // log rows are not yet folded into its row (message-log.ts: the row is behind), or one holding a
 // TTL touch not yet written. Eviction is second chance (CLOCK): a hit only marks the entry, and
@@ -19,25 +19,33 @@ interface Entry {
   used: boolean;
 }
 
-export interface StreamCacheDeps {
-  /** The stream's state as the database holds it, or undefined when it does not exist. */
-  load(key: string): StreamState | undefined;
-  /** Whether the entry must stay (see above). */
-  pinned(key: string, state: StreamState | null): boolean;
-  /** Called for each entry evicted. */
-  evicted(key: string, state: StreamState | null): void;
-}
+/** The stream's state as the database holds it, or undefined when it does not exist. */
+export type LoadState = (key: string) => StreamState | undefined;
+type EntryRule<T> = (key: string, state: StreamState | null) => T;
 
 export class StreamCache {
   private readonly entries = new Map<string, Entry>();
   /** Trimmed only once this far over capacity, so a trim's walk past pinned entries is amortized. */
   private readonly slack: number;
 
+  private readonly pins: EntryRule<boolean>[] = [];
+  private readonly evictions: EntryRule<void>[] = [];
+
   constructor(
-    private readonly d: StreamCacheDeps,
+    private readonly load: LoadState,
     readonly capacity = DEFAULT_CACHED_STREAMS,
   ) {
     this.slack = Math.ceil(capacity / 16);
+  }
+
+  /** An entry stays while this rule, or any other, says it must (see above). */
+  pinWhile(rule: EntryRule<boolean>): void {
+    this.pins.push(rule);
+  }
+
+  /** Told of each entry evicted. */
+  whenEvicted(listener: EntryRule<void>): void {
+    this.evictions.push(listener);
   }
 
   /** The durable state, loading it on a miss; undefined when the stream does not exist. */
@@ -47,7 +55,7 @@ export class StreamCache {
       entry.used = true;
       return entry.state ?? undefined;
     }
-    const state = this.d.load(key);
+    const state = this.load(key);
     this.entries.set(key, { state: state ?? null, used: false });
     return state;
   }
@@ -73,7 +81,7 @@ export class StreamCache {
     let visits = this.entries.size;
     for (const [key, entry] of this.entries) {
       if (this.entries.size <= this.capacity || visits-- <= 0) break;
-      const stays = entry.used || this.d.pinned(key, entry.state);
+      const stays = entry.used || this.pins.some((pinned) => pinned(key, entry.state));
       this.entries.delete(key);
       if (stays) {
         // To the back of the line: a used entry gets its second chance, a pinned one waits.
@@ -81,7 +89,7 @@ export class StreamCache {
         this.entries.set(key, entry);
         continue;
       }
-      this.d.evicted(key, entry.state);
+      for (const evicted of this.evictions) evicted(key, entry.state);
     }
   }
 }

@@ -13,7 +13,7 @@ import { streamKey, type SnapshotMeta, type StreamState } from "../../protocol/s
 import type { StreamRead, StreamView, WriteEffect } from "../../protocol/writes";
 import type { AttrsTable } from "./attrs-table";
 import type { Batch } from "./batch";
-import { lineageOf, reach, type Segment } from "../lineage";
+import { lineageOf, type Segment } from "../lineage";
 import type { MessageLog } from "./message-log";
 import type { Reclaimer } from "./reclaimer";
 import type { Statements } from "./rows";
@@ -26,14 +26,12 @@ export interface StreamTxDeps {
   log: MessageLog;
   attrs: AttrsTable;
   blobs: SnapshotBlobs;
-  reclaimer: () => Reclaimer<Batch>;
+  reclaimer: Reclaimer<Batch>;
   now: () => number;
   /** A deleted stream's id, so its TTL-touch bookkeeping goes with it. */
   forget: (streamId: number) => void;
   /** Streams on damaged pages, which take no writes (stream-damage.ts). */
   damage: StreamDamage;
-  /** The path keys of the streams forked from a stream id (their states may say otherwise). */
-  forkKeys: (streamId: number) => string[];
 }
 
 export class StreamTx {
@@ -122,31 +120,6 @@ export class StreamTx {
   }
 
   /**
-   * One bounded step of deleting the stream's rows that no reader reaches any longer: below its
-   * floor, unless a fork still reads them (spec §7.2 lets those bytes be kept for the forks and
-   * hidden from the source), and, once it is soft-deleted, above what its forks read.
-   */
-  trimUnreached(tx: Batch, state: StreamState): { freed: number; more: boolean } {
-    const { log } = this.d;
-    const kept = reach(state, (s) => this.forks(tx, s), log.copied);
-    if (!kept) return log.deleteFrom(tx, state.id, 0);
-    const below = log.deleteBelow(tx, state.id, kept.lo);
-    if (below.more || kept.hi === Infinity) return below;
-    const above = log.deleteFrom(tx, state.id, kept.hi);
-    return { freed: below.freed + above.freed, more: above.more };
-  }
-
-  private forks(tx: Batch, state: StreamState): StreamState[] {
-    if (state.forkRefs === 0) return [];
-    const out: StreamState[] = [];
-    for (const key of this.d.forkKeys(state.id)) {
-      const fork = tx.get(key);
-      if (fork && fork.fork?.sourceId === state.id) out.push(fork);
-    }
-    return out;
-  }
-
-  /**
    * Once this transaction is durable, the stream and each of its sources give back what no reader
    * reaches: a floor that rose, or a fork deleted, may free rows all the way up its lineage.
    */
@@ -154,7 +127,7 @@ export class StreamTx {
     const targets: [number, string][] = [[state.id, streamKey(state.bucket, state.name)]];
     for (const source of this.sources(tx, state)) targets.push([source.id, streamKey(source.bucket, source.name)]);
     tx.onDurable.push(() => {
-      for (const [id, key] of targets) this.d.reclaimer().floor(id, key);
+      for (const [id, key] of targets) this.d.reclaimer.floor(id, key);
     });
   }
 
@@ -237,7 +210,7 @@ export class StreamTx {
   /** A staged blob nothing will refer to (a refused or idempotent publish, a failed upload). */
   dropStaged(tx: Batch, blobId: number): void {
     this.d.blobs.drop(blobId);
-    tx.onDurable.push(() => this.d.reclaimer().blob(blobId));
+    tx.onDurable.push(() => this.d.reclaimer.blob(blobId));
   }
 
   /** Raises the floor; the rows below it that no fork reads are deleted behind it, once this is durable. */
@@ -308,20 +281,20 @@ export class StreamTx {
     this.d.forget(state.id);
     tx.remove(key);
     tx.changes.push({ kind: "gone", id: state.id, key });
-    tx.onDurable.push(() => this.d.reclaimer().drop(state.id));
+    tx.onDurable.push(() => this.d.reclaimer.drop(state.id));
   }
 
   private releaseAttrs(tx: Batch, state: StreamState): void {
     const id = state.attrsId;
     if (id === null) return;
     this.d.attrs.replaced(id);
-    tx.onDurable.push(() => this.d.reclaimer().attrs(id));
+    tx.onDurable.push(() => this.d.reclaimer.attrs(id));
   }
 
   /** One stream fewer refers to the state's snapshot blob; the last one lets it be collected. */
   private releaseSnapshot(tx: Batch, state: StreamState): void {
     const blobId = state.snapshot?.blobId;
     if (blobId === undefined) return;
-    if (this.d.blobs.reference(blobId, -1) <= 0) tx.onDurable.push(() => this.d.reclaimer().blob(blobId));
+    if (this.d.blobs.reference(blobId, -1) <= 0) tx.onDurable.push(() => this.d.reclaimer.blob(blobId));
   }
 }
