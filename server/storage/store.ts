@@ -34,8 +34,8 @@ export interface SnapshotReader {
 }
 
 /**
- * A read's first step (readRange's limit), and the least any step reads: 512 KiB of 100-byte JSON
- * messages is ~5,000 rows, a few milliseconds. Larger reads are taken in steps with a turn of the
+ * A read's first step (readRange's limit), and the least any step reads: short enough for small
+ * JSON messages (docs/design/stepped-reads.md). Larger reads are taken in steps with a turn of the
  * event loop between them (http/stepped-read.ts, which grows a step that reads fast;
  * live/sse-session.ts).
  */

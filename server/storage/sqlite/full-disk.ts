@@ -10,8 +10,7 @@
 // A database without it (made by an ursa before 0.1) keeps its free pages for later writes, but a
 // full store waits for room on the file system itself. The WAL is room too: SQLite reuses its
 // space once every frame is copied but keeps the file at its largest (up to journal_size_limit,
-// 64 MiB), so a full store empties it. CI met a 64 MiB disk that a 30 MB WAL of frames copied long
-// before kept full for good.
+// 64 MiB), so a full store empties it (docs/design/full-disk.md).
 
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";

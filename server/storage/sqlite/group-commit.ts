@@ -43,9 +43,8 @@ export interface Sync {
 }
 
 /**
- * Background syncs run on Bun's thread pool; a second one may start before the first returns. Two
- * fdatasyncs in flight at once beat one thread of our own that ran them one after another: 16
- * writers on 16 streams, in process, 8.7-8.9k vs 3.2-5.7k appends/s in the same run (PROFILE-20.md).
+ * Background syncs run on Bun's thread pool; a second one may start before the first returns, which
+ * beat one thread of our own running them in turn (docs/design/group-commit.md).
  */
 const MAX_SYNCS_IN_FLIGHT = 2;
 
@@ -173,13 +172,10 @@ export class GroupCommit<Tx> {
   }
 
   /**
-   * Handing a lone write's sync to a pool thread and hearing back cost it ~0.2 ms at p50 here
-   * (1.13–1.23 vs 0.91–1.04 ms per append at idle; one writer: 2.4–2.5k vs 2.2k appends/s). But
-   * while writers are concurrent, a sync on the event loop holds up the next batch: syncing every
-   * small lone write there cost four writers on one stream 9–18%, and inlining batches of up to
-   * 16 writes cost cas/16w-16s 18–28%. So only when none are, and (mayHoldLoop) no other request
-   * is in progress: with four catch-up readers running, one writer's inline syncs cost them 7–9%
-   * of their MB/s.
+   * A lone write's sync runs on the event loop, which saves it the round trip to a pool thread.
+   * While writers are concurrent, a sync on the loop would hold up the next batch, and while other
+   * requests are in progress (mayHoldLoop) it would hold them up: then it goes to the pool
+   * (docs/design/group-commit.md).
    */
   private maySyncNow(ops: Pending<Tx>[], tx: Tx): boolean {
     return (

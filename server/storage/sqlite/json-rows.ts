@@ -4,9 +4,8 @@
 // no lengths need storing. Rows written before version 9, and the rows of byte streams, hold one
 // message each, which these functions read the same way.
 //
-// Why: a catch-up of 100-byte messages stepped one SQLite row per message, and bun:sqlite's
-// per-row cost bounded it (bench/json-read-inprocess.ts: 330 MB/s for the store's read, 430-580
-// for SQLite stepping the rows alone); an append of 5,000 messages is now one row.
+// Why: a catch-up of small messages stepped one SQLite row per message, and bun:sqlite's per-row
+// cost bounded it; an append of 5,000 messages is now one row (docs/design/message-log.md).
 
 const LF = 0x0a;
 

@@ -7,9 +7,8 @@
 // with a write committed but not yet durable, one whose row is behind its log rows, or one holding
 // a TTL touch not yet written, and the stream cache always holds such a stream's durable state
 // (stream-cache.ts): for those, and only those, the page shows the cached state. Every other row
-// is what readers see, so it is not looked up: a cache lookup per row was the largest single
-// cost of a page of 1,000 with the cache full (0.4 of 1.1 ms in process, a miss in a Map of
-// 100,000 entries each). Listing never loads a state into the cache, so walking a million streams
+// is what readers see, so it is not looked up: a lookup per row was a page's largest single cost
+// (docs/design/stream-cache.md). Listing never loads a state into the cache, so walking a million streams
 // leaves the recently used ones where they are.
 
 import type { Database, Statement } from "bun:sqlite";

@@ -35,7 +35,7 @@ export class LogReads {
     private readonly files: SegmentFiles | undefined,
   ) {
     // Starts at the message holding `start` (reads may begin inside a byte-stream append). A join,
-    // not a subquery per row, which is several times slower on long reads (docs/design/message-log.md).
+    // not a subquery per row, which is slower on long reads (docs/design/message-log.md).
     this.readFrom = db.prepare(
       `SELECT i.start AS start, m.data AS data FROM msg_index i JOIN msgs m ON m.id = i.msg_id
        WHERE i.stream_id = ?1 AND i.start < ?3
@@ -115,8 +115,8 @@ export class LogReads {
    * SQLite maps the database file at the size it has when first read, and maps it again only when
    * it sees another connection's commit. This connection makes every commit, and the checkpoint
    * thread is what grows the file: a server that started empty kept a one-page map for good, and
-   * every page past it was a pread into the page cache and a copy out (a catch-up from SQLite:
-   * 9,200 preads per 36 MiB). Changing the map's limit maps the file again at its present size,
+   * every page past it was a pread into the page cache and a copy out
+   * (docs/design/memory-mapped-reads.md). Changing the map's limit maps the file again at its present size,
    * once it has grown by a quarter since the last time: each page then faults in once per map.
    */
   private mapCurrent(): void {

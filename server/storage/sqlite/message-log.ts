@@ -25,9 +25,8 @@ import type { Statements } from "./rows";
 /**
  * A row's parameters: its id and all ten columns for the last row of an append that carries
  * producer headers or a Stream-Seq, else the id and the six of a plain row (the guard columns are
- * NULL literals in its statement). Binding is most of what an insert costs from JavaScript: six
- * parameters instead of ten took 25-30% off the time per row, which batched appends (512 plain
- * rows a request) spend most of their storage time in.
+ * NULL literals in its statement): binding is most of what an insert costs from JavaScript
+ * (docs/design/message-log.md).
  */
 const GUARDED_PARAMS = 11;
 const PLAIN_PARAMS = 7;
@@ -56,8 +55,7 @@ export class MessageLog {
    * The id the next log row gets. ursa gives log rows their ids rather than SQLite: "every row up
    * to indexed_upto is indexed" must stay true of rows written later, so an id is never given
    * twice, even after the rows with the highest ids are deleted. AUTOINCREMENT promised that too,
-   * by rewriting its sqlite_sequence row in every transaction: a second WAL page in each small
-   * commit (bench/PROFILE-20.md). Ids given to a transaction that rolls back stay unused.
+   * at the cost of a second WAL page in each small commit (docs/design/message-log.md). Ids given to a transaction that rolls back stay unused.
    */
   private nextId: number;
   private lastMaterializedAt: number;
@@ -87,8 +85,7 @@ export class MessageLog {
       if (this.deferred) this.materialize(tx);
     });
     // OR ROLLBACK: a duplicate key (which would be a bug) fails the whole transaction, so SQLite
-    // keeps no statement journal. That journal copied every index leaf the statement touched and
-    // spilled past 64 KiB into a temp file each time: 3,000 rows took 5.7–6.1 ms with it, 4.5 without.
+    // keeps no statement journal, which copied every index leaf the statement touched.
     this.indexRange = db.prepare(
       "INSERT OR ROLLBACK INTO msg_index (stream_id, start, msg_id) SELECT stream_id, start, id FROM msgs WHERE id > ? AND id <= ? ORDER BY stream_id, start",
     );

@@ -81,9 +81,8 @@ function configure(db: Database, onDisk: boolean): void {
   // per-commit sync is not needed; NORMAL still syncs around checkpoints.
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  // Reads come from mapped pages instead of a pread per 4 KiB page: 8 MiB catch-up responses of
-  // a 100 MiB stream went from 810/1050/1118 to 999/1155/1380 MB/s in alternating runs. This is
-  // SQLite's largest allowed map; writes still go through the WAL.
+  // Reads come from mapped pages instead of a pread per page (docs/design/memory-mapped-reads.md).
+  // This is SQLite's largest allowed map; writes still go through the WAL.
   db.exec(`PRAGMA mmap_size = ${MMAP_LIMIT_BYTES}`);
   if (onDisk) {
     // Checkpoints run on their own thread (checkpointer.ts); this connection checkpoints only as

@@ -5,10 +5,9 @@
 // a suffix of it.
 
 /**
- * Every message held is an object the collector keeps walking: holding 64 MiB of 100-byte
- * messages (~670,000) cost appends 3-7%, while the messages where memory pays (large ones, whose
- * reads are mostly copying) fill the byte budget long before this count. With it: appends within
- * noise (32.9k vs 32.3k/s), catch-up of a 100 MiB stream of 64 KiB appends 888 -> 1,195 MB/s.
+ * Every message held is an object the collector keeps walking, so many small ones slow appends;
+ * the messages where memory pays (large ones, whose reads are mostly copying) fill the byte budget
+ * long before this count (docs/design/recent-messages.md).
  */
 const MAX_HELD_MESSAGES = 4096;
 

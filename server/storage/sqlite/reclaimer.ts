@@ -36,8 +36,8 @@ const VACUUM_AFTER_BYTES = 64 * 1024 * 1024;
 const KEEP_FREE_BYTES = 16 * 1024 * 1024;
 /**
  * Pages one incremental_vacuum step gives back. A page still in use near the end of the file is
- * moved to a free one first, which here cost up to 0.25 ms a page (4,096 pages: a 1 s step; 256:
- * up to 80 ms, with the machine loaded): 128 keeps a step, which holds the writer, to tens of ms.
+ * moved to a free one first, which is slow; a step holds the writer, so it stays small
+ * (docs/design/reclaimer.md).
  */
 const VACUUM_STEP_PAGES = 128;
 

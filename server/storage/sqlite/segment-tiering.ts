@@ -7,9 +7,8 @@
 //
 // Streams of small messages stay in their rows: a run must reach SEGMENT_BYTES within MAX_ROWS
 // rows (1 KiB a message on average), so one move empties a bounded number of rows. A move's
-// transaction holds the writer, and the event loop, while SQLite frees the run's pages: 20-23 ms
-// for a run of 32 MiB of 64 KiB messages here, so runs are 8 MiB (about 5 ms), which is also what
-// one catch-up response carries.
+// transaction holds the writer, and the event loop, while SQLite frees the run's pages, so runs
+// are small: 8 MiB, which is also what one catch-up response carries (docs/design/segment-files.md).
 
 import type { Database, Statement } from "bun:sqlite";
 import { open, type FileHandle } from "node:fs/promises";

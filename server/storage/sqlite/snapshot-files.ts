@@ -1,8 +1,7 @@
 // Snapshot bytes of a store on disk, one file per blob in a directory beside the database
 // (`ursa.sqlite-snapshots/<blob id>`). Why not chunk rows: a 1 MiB chunk row is 256 overflow
-// pages, each its own pread, and every row read comes back as a fresh array; a 100 MiB bootstrap
-// answer then spent its time in syscalls and page faults (about 420 MB/s, against 1.2-2.2 GB/s
-// for 1 MiB reads of a file into two buffers that are reused, measured side by side). The
+// pages, each its own pread, and every row read comes back as a fresh array, so large answers
+// spent their time in syscalls and page faults (docs/design/snapshot-files.md). The
 // database still says which blobs exist and who refers to them (snapshot-blobs.ts): a file is
 // written and synced, with its directory entry, before the transaction that publishes it commits,
 // and deleted once nothing refers to it.

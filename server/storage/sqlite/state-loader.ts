@@ -9,7 +9,7 @@ import type { StreamState } from "../../protocol/state";
 import { rowToState, type LoadedStreamRow, type ProducerRow, type StreamRow } from "./rows";
 
 // The snapshot blob is looked up apart, for the few streams that have one: joined in, it made
-// every load (even of a missing stream) three times slower, 42 against 12 µs here.
+// every load (even of a missing stream) slower (docs/design/stream-cache.md).
 const LOAD = "SELECT s.*, (SELECT count(*) FROM streams f WHERE f.fork_source_id = s.id) AS fork_refs FROM streams s";
 
 type Row = StreamRow & { fork_refs: number };

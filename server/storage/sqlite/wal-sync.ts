@@ -54,8 +54,7 @@ export async function syncDirectoryOffLoop(dir: string): Promise<void> {
 /**
  * The durable-mode sync: fdatasync the WAL. SQLite has already written every committed frame to
  * it, so once this returns they survive a power loss, exactly as with synchronous=FULL. In the
- * background it runs on Bun's thread pool, so the event loop does not block for the 0.25–1.2 ms
- * (p50–p99) an fdatasync takes here.
+ * background it runs on Bun's thread pool, so the event loop does not wait for the disk.
  */
 export function walSync(dbPath: string): Sync {
   let fd: number | null = null;
