@@ -1,10 +1,10 @@
 // The binary: read the options, bind the port, open the store, build the app and serve. The port
 // is bound before the data directory is touched, so a port in use is reported before anything is
-// written, and a start that fails later removes what it created (data-dir.ts).
+// written, and a start that fails later removes what it created (storage/sqlite/data-dir.ts).
 
 import { createApp } from "./app";
 import { ConfigError, helpText, parseConfig, printConfig, type Config } from "./config";
-import { DataDir, explainOpenError } from "./data-dir";
+import { DataDir, explainOpenError } from "./storage/sqlite/data-dir";
 import { authMode } from "./auth/authenticator";
 import { BodyBudget } from "./http/body-budget";
 import { BodyPacer } from "./http/body-pace";

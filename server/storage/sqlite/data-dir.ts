@@ -4,9 +4,9 @@
 
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DatabaseInUseError } from "./storage/sqlite/database-lock";
-import { RESERVE_SUFFIX } from "./storage/sqlite/disk-reserve";
-import { DatabaseDamagedError } from "./storage/sqlite/open-database";
+import { DatabaseInUseError } from "./database-lock";
+import { RESERVE_SUFFIX } from "./disk-reserve";
+import { DatabaseDamagedError } from "./open-database";
 
 const DATABASE = "ursa.sqlite";
 /** The files SQLite, the lock (storage/sqlite/database-lock.ts) and the disk reserve create beside the database. */
