@@ -5,7 +5,6 @@ import type { Database, Statement } from "bun:sqlite";
 import { streamKey, type StreamState } from "../../protocol/state";
 import { forkFamily, MAX_FORK_NODES, type ForkFamily } from "../fork-tree";
 
-/** The SQLite engine's lookup: states from its cache, forks through the index on fork_source_id. */
 export class ForkFamilies {
   private readonly children: Statement<{ bucket: string; name: string }>;
 
