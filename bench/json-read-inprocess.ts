@@ -2,7 +2,7 @@
 // a stream over HTTP should reach 300 MB/s). Measured in process, without a socket, so it shows
 // the most any HTTP read of them could reach, and what bounds it. Before schema version 9 that was
 // one log row per message (330 MB/s for readRange, 430-580 for stepping the rows alone); now the
-// messages of an append share rows of up to 64 KiB (server/storage/json-rows.ts), split in JavaScript.
+// messages of an append share rows of up to 64 KiB (server/storage/sqlite/json-rows.ts), split in JavaScript.
 //
 //   bun bench/json-read-inprocess.ts [--mib 128] [--reads 3] [--dir DIR]
 //
@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { Database } from "bun:sqlite";
 import { isProtocolError } from "../server/protocol/errors";
 import { createRequest } from "../server/protocol/testing-state";
-import { SqliteStore } from "../server/storage/sqlite-store";
+import { SqliteStore } from "../server/storage/sqlite/sqlite-store";
 import { READ_STEP_BYTES } from "../server/storage/store";
 
 const { values } = parseArgs({ options: { mib: { type: "string", default: "128" }, reads: { type: "string", default: "3" }, dir: { type: "string" } } });

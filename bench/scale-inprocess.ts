@@ -13,7 +13,8 @@ import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { streamSummaryJson } from "../server/http/listing-json";
 import { createRequest } from "../server/protocol/testing-state";
-import { SqliteStore, type SyncMode } from "../server/storage/sqlite-store";
+import { SqliteStore } from "../server/storage/sqlite/sqlite-store";
+import type { SyncMode } from "../server/storage/sqlite/sqlite-store-options";
 
 const { values } = parseArgs({ options: { db: { type: "string" }, streams: { type: "string", default: "100000" } } });
 if (!values.db) throw new Error("usage: bun bench/scale-inprocess.ts --db PATH [--streams N]");

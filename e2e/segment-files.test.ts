@@ -1,4 +1,4 @@
-// Segment files against the compiled binary (server/storage/segment-files.ts): with 1 MiB files, a
+// Segment files against the compiled binary (server/storage/sqlite/segment-files.ts): with 1 MiB files, a
 // byte stream's messages move out of the database as they are written; catch-ups inside a file
 // are sent from it, with the stream's own headers, and kill -9 at any point of a move loses no
 // acknowledged byte and leaves no file behind that no message refers to.

@@ -12,7 +12,7 @@ import { observed } from "./http/observe";
 import { readerRoutes } from "./http/reader-routes";
 import { opsRoutes } from "./http/ops-routes";
 import { H } from "./http/headers";
-import { pathStart } from "./http/paths";
+import { pathStart } from "./protocol/paths";
 import { surfaceOf } from "./http/security/cors";
 import { Gate } from "./http/security/gate";
 import { DEFAULT_SECURITY } from "./http/security/options";

@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MASK, renderConfig, shownDefault } from "./cli/help";
 import { resolveOptions, type ResolveInput } from "./cli/resolve";
-import { ConfigError, helpText, OPTIONS, parseConfig, printConfig, reservedDescriptors, type Config, type OptionSpec } from "./config";
+import { ConfigError, helpText, OPTIONS, parseConfig, printConfig, reservedDescriptors, type Config } from "./config";
+import type { OptionSpec } from "./cli/resolve";
 
 const FD_LIMIT = 20_000;
 

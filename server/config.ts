@@ -6,19 +6,8 @@
 
 import { autoInteger, bool, choice, duration, integer, integerAtLeast, ValueError, type ParseContext, type Parser } from "./cli/values";
 import { renderConfig, renderHelp } from "./cli/help";
-import { ConfigError, resolveOptions, type Resolved, type ResolveInput } from "./cli/resolve";
+import { ConfigError, resolveOptions, type OptionSpec, type Resolved, type ResolveInput } from "./cli/resolve";
 import { parseSecurityOptions, type SecurityConfig } from "./http/security/options";
-
-export interface OptionSpec {
-  flag: string;
-  env: string;
-  /** What the value looks like in --help; empty for a flag that takes none (a boolean). */
-  value: string;
-  default: string;
-  help: string;
-  parse?: Parser<unknown>;
-  secret?: boolean;
-}
 
 /**
  * File descriptors kept back from the connection cap for ursa's own files (the database, its WAL

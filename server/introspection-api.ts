@@ -49,7 +49,7 @@ export interface StreamSummary {
   incarnation: string;
 }
 
-/** Columns a stream list can be sorted by; each is walked through an index (storage/browse.ts). */
+/** Columns a stream list can be sorted by; each is walked through an index (storage/sqlite/browse.ts). */
 export const STREAM_SORT_KEYS = ["name", "created", "tail", "last_write", "last_seq"] as const;
 export type StreamSortKey = (typeof STREAM_SORT_KEYS)[number];
 export type SortOrder = "asc" | "desc";

@@ -1,10 +1,10 @@
 // The binary: read the options, bind the port, open the store, build the app and serve. The port
 // is bound before the data directory is touched, so a port in use is reported before anything is
-// written, and a start that fails later removes what it created (data-dir.ts).
+// written, and a start that fails later removes what it created (storage/sqlite/data-dir.ts).
 
 import { createApp } from "./app";
 import { ConfigError, helpText, parseConfig, printConfig, type Config } from "./config";
-import { DataDir, explainOpenError } from "./data-dir";
+import { DataDir, explainOpenError } from "./storage/sqlite/data-dir";
 import { authMode } from "./auth/authenticator";
 import { BodyBudget } from "./http/body-budget";
 import { BodyPacer } from "./http/body-pace";
@@ -20,7 +20,7 @@ import { ServerMetrics } from "./ops/server-metrics";
 import { protocolError } from "./protocol/errors";
 import { PgStore } from "./storage/postgres/pg-store";
 import { NewerSchemaError } from "./storage/postgres/schema";
-import { SqliteStore } from "./storage/sqlite-store";
+import { SqliteStore } from "./storage/sqlite/sqlite-store";
 import type { Store } from "./storage/store";
 import pkg from "../package.json" with { type: "json" };
 
@@ -83,7 +83,7 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
       port: config.port,
       fetch: (req) => handler(req),
       // What fails after the handler has answered: a body Bun reads from a file itself (a segment
-      // file, storage/segment-files.ts) that is gone. ursa deletes none a response may still
+      // file, storage/sqlite/segment-files.ts) that is gone. ursa deletes none a response may still
       // open, so one missing is damage to the data directory.
       error(error) {
         const path = (error as { path?: unknown }).path;
@@ -136,9 +136,9 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
       const sqlite = new SqliteStore({
         path: dataPath,
         sync: config.sync,
-        checkpointerUrl: new URL("./storage/checkpointer.ts", import.meta.url),
-        snapshotReaderUrl: new URL("./storage/snapshot-read-thread.ts", import.meta.url),
-        integrityCheckUrl: new URL("./storage/integrity-check.ts", import.meta.url),
+        checkpointerUrl: new URL("./storage/sqlite/checkpointer.ts", import.meta.url),
+        snapshotReaderUrl: new URL("./storage/sqlite/snapshot-read-thread.ts", import.meta.url),
+        integrityCheckUrl: new URL("./storage/sqlite/integrity-check.ts", import.meta.url),
         reserveBytes: config.diskReserveMb * 1024 * 1024,
         log: (level, message, fields) => log.log(level, message, fields),
         recentBytes: config.readCacheMb * 1024 * 1024,

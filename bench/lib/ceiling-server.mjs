@@ -17,7 +17,7 @@
 // With `--sync-dir DIR` a POST also appends its body to DIR/records, and answers once an
 // fdatasync that began after the append is done: the least a durable append over HTTP costs here,
 // so the few-writer figures can be set against the disk and the round trip together, not only the
-// disk. The syncs are shared as ursa shares them (server/storage/group-commit.ts), without SQLite
+// disk. The syncs are shared as ursa shares them (server/storage/sqlite/group-commit.ts), without SQLite
 // or any rule: the bodies received in one turn of the loop are appended together; one alone, with
 // no sync running, is synced on the loop; any other waits for a sync on Bun's pool, two at most
 // in flight.

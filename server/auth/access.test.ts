@@ -63,9 +63,9 @@ describe("what a request needs, by method and path shape", () => {
 
   test("a fork names its source, which must be readable too", () => {
     const put = requiredAccess("PUT", "/demo/copy");
-    expect(forkSource("PUT", put, new Headers({ "stream-forked-from": "/private/s" }))).toMatchObject({ bucket: "private", key: "private/s" });
-    expect(forkSource("PUT", put, new Headers({ "stream-forked-from": "/v1/stream/x" }))?.bucket).toBe("_default");
-    expect(forkSource("PUT", put, new Headers())).toBeNull();
-    expect(forkSource("POST", requiredAccess("POST", "/demo/copy"), new Headers({ "stream-forked-from": "/private/s" }))).toBeNull();
+    expect(forkSource("PUT", put, "/private/s")).toMatchObject({ bucket: "private", key: "private/s" });
+    expect(forkSource("PUT", put, "/v1/stream/x")?.bucket).toBe("_default");
+    expect(forkSource("PUT", put, null)).toBeNull();
+    expect(forkSource("POST", requiredAccess("POST", "/demo/copy"), "/private/s")).toBeNull();
   });
 });

@@ -5,9 +5,8 @@
 //   name their bucket; other /__ursula/ routes are server-wide.
 // The console, health and readiness need nothing; whoami checks a credential if one is given.
 
-import { DEFAULT_BUCKET, parseBucketId, parseStreamUrlPath, V1_PREFIX } from "../http/paths";
-import { H, headerText } from "../http/headers";
-import { isSafeMethod } from "../http/security/cross-origin";
+import { DEFAULT_BUCKET, parseBucketId, parseStreamUrlPath, V1_PREFIX } from "../protocol/paths";
+import { isSafeMethod } from "../protocol/methods";
 import { ADMIN, READ, WRITE, type Scope } from "./scopes";
 
 /** The 404 a request for a bucket the principal cannot see gets: the same as for a missing one. */
@@ -94,12 +93,12 @@ function validBucket(rawSegment: string): string | null {
 /**
  * A fork reads its source (spec §7.4), which may sit in another bucket: creating one needs read on
  * the source's bucket too. Returns the source, or null when there is no fork or its header does not
- * parse (the handler then refuses it), parsed as the handler parses it.
+ * parse (the handler then refuses it), parsed as the handler parses it. `forkedFrom` is the text of
+ * the request's Stream-Forked-From header, or null when it has none.
  */
-export function forkSource(method: string, access: Access, headers: Headers): { bucket: string; key: string } | null {
+export function forkSource(method: string, access: Access, forkedFrom: string | null): { bucket: string; key: string } | null {
   if (method !== "PUT" || access.kind !== "bucket" || access.conceal !== "STREAM_NOT_FOUND") return null;
-  const from = headers.get(H.forkedFrom);
-  if (from === null) return null;
-  const source = parseStreamUrlPath(headerText(from).trim());
+  if (forkedFrom === null) return null;
+  const source = parseStreamUrlPath(forkedFrom.trim());
   return source.ok ? source.value : null;
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { credentialOf, redactAccessToken } from "./bearer";
 
 const TOKEN = "t0ken-abcdefghijklmnop";
-const cred = (method: string, headers: Record<string, string>, url = "http://x/b/s") => credentialOf(method, new Headers(headers), url);
+const cred = (method: string, headers: Record<string, string>, url = "http://x/b/s") => credentialOf(method, new Headers(headers).get("authorization"), url);
 
 describe("the bearer token of a request (RFC 6750)", () => {
   test("from Authorization, any case of the scheme; other schemes are not ursa's", () => {

@@ -3,7 +3,6 @@
 // query string ends up in logs and histories, so writes must use the header, and every URL that
 // is printed goes through redactAccessToken first.
 
-import { H } from "../http/headers";
 import type { ProtocolError } from "../protocol/errors";
 import { invalidRequest, invalidToken } from "./authorize";
 
@@ -14,8 +13,8 @@ const NONE: Credential = { kind: "none" };
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const PARAM = "access_token";
 
-export function credentialOf(method: string, headers: Headers, url: string): Credential {
-  const header = headers.get(H.authorization);
+/** `header` is the request's Authorization header, or null when it has none. */
+export function credentialOf(method: string, header: string | null, url: string): Credential {
   let fromHeader: string | null = null;
   if (header !== null) {
     const space = header.indexOf(" ");

@@ -7,7 +7,7 @@
 //
 // Blank lines and lines starting with # are ignored. Error messages name the line, never the token.
 
-import { DEFAULT_BUCKET, parseBucketId } from "../http/paths";
+import { DEFAULT_BUCKET, parseBucketId } from "../protocol/paths";
 import { ALL_SCOPES, scopeOf } from "./scopes";
 
 export interface TokenEntry {

@@ -1,7 +1,6 @@
 // --help and --print-config, both rendered from the options table.
 
-import type { OptionSpec } from "../config";
-import { CONFIG_ENV, CONFIG_FLAG, sourceLabel, type Resolved } from "./resolve";
+import { CONFIG_ENV, CONFIG_FLAG, sourceLabel, type OptionSpec, type Resolved } from "./resolve";
 
 const LEFT = 36;
 const WIDTH = 100;

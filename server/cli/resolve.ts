@@ -4,8 +4,19 @@
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { OptionSpec } from "../config";
 import { bool, text, ValueError, type Parser } from "./values";
+
+/** One option as config.ts declares it: its flag, environment variable, default and parser. */
+export interface OptionSpec {
+  flag: string;
+  env: string;
+  /** What the value looks like in --help; empty for a flag that takes none (a boolean). */
+  value: string;
+  default: string;
+  help: string;
+  parse?: Parser<unknown>;
+  secret?: boolean;
+}
 
 /** A mistake in how ursa was invoked: one line for the user, exit status 2. */
 export class ConfigError extends Error {}

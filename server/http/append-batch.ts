@@ -12,7 +12,7 @@ import { readBody } from "./body";
 import type { AppDeps } from "./deps";
 import { renderError, statusOf } from "./error-map";
 import { baseHeaders, H } from "./headers";
-import type { StreamPath } from "./paths";
+import type { StreamPath } from "../protocol/paths";
 import { parseIncarnationHeader } from "./write-requests";
 
 const GUARDS = [H.seq, H.closed, H.producerId, H.producerEpoch, H.producerSeq, H.recordMatch];

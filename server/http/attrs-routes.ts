@@ -11,7 +11,7 @@ import type { BodyHold } from "./body-budget";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
-import type { StreamPath } from "./paths";
+import type { StreamPath } from "../protocol/paths";
 import { parseIncarnationHeader } from "./write-requests";
 
 export async function getAttrs(deps: AppDeps, req: Request, path: StreamPath, head: boolean): Promise<Response> {

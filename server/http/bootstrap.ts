@@ -15,7 +15,7 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import { closeDelimiter, contains, NeedleScanner, PART_END, partHead, randomBoundary } from "./multipart";
-import type { StreamPath } from "./paths";
+import type { StreamPath } from "../protocol/paths";
 import { readInSteps } from "./stepped-read";
 import { PieceWriter, writtenOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";

@@ -3,7 +3,7 @@
 import { isProtocolError, protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
-import { parseBucketId } from "./paths";
+import { parseBucketId } from "../protocol/paths";
 import { bucketJson, streamSummaryJson } from "./listing-json";
 import { empty, json } from "./respond";
 import { Routes } from "./router";

@@ -134,7 +134,7 @@ export function renderError(error: ProtocolError): Response {
  * every response (observe.ts), so that no handler has to remember it. An error's JSON body goes
  * with its Content-Type; any other response keeps its headers (CORS's among them, set after the
  * handler). An error is known by its code, without asking the response for its body, which
- * builds a stream (~3 µs).
+ * builds a stream.
  */
 export function answerTo(method: string, response: Response): Response {
   if (method !== "HEAD") return response;

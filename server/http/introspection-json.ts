@@ -6,7 +6,7 @@ import { formatOffset } from "../protocol/offsets";
 import type { StreamState } from "../protocol/state";
 import type { Visibility } from "../auth/visibility";
 import type { FamilyNode, ForkFamily } from "../storage/fork-tree";
-import type { IndexPage } from "../storage/message-index";
+import type { IndexPage } from "../storage/introspection";
 
 /**
  * `urlPath` spells a stream's path the way clients address it. A stream the request cannot see is

@@ -4,9 +4,8 @@
 import { fail, ok, type Parsed } from "../protocol/errors";
 import { parseOffsetToken } from "../protocol/offsets";
 import { BUCKET_SORT_KEYS, STREAM_SORT_KEYS, type BucketSortKey, type StreamFilters, type StreamSortKey } from "../introspection-api";
-import type { BrowseQuery } from "../storage/browse";
-import { decodeCursor } from "../storage/browse";
-import type { IndexPosition } from "../storage/message-index";
+import { decodeCursor } from "../storage/browse-cursor";
+import type { BrowseQuery, IndexPosition } from "../storage/introspection";
 import type { SearchQuery } from "./message-search";
 
 const LIMIT = /^[1-9][0-9]{0,3}$/;

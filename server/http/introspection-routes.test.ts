@@ -3,7 +3,7 @@
 
 import { afterEach, describe, expect, test } from "bun:test";
 import type { ForkNode, ForkTree, MessageIndexPage, VisibleForkNode, SearchPage, StreamPage, StreamSortKey } from "../introspection-api";
-import { SCAN_BUDGET } from "../storage/browse";
+import { SCAN_BUDGET } from "../storage/introspection";
 import { harness, type Harness } from "../testing/app-harness";
 
 let h: Harness;

@@ -23,7 +23,7 @@ import { bucketsByReaders } from "./reader-routes";
 import { parseListQuery } from "./list-query";
 import type { Gate } from "./security/gate";
 import type { BucketSummary, ListQuery, Page } from "../storage/store";
-import { parseBucketId, parseStreamPath, streamUrlPath } from "./paths";
+import { parseBucketId, parseStreamPath, streamUrlPath } from "../protocol/paths";
 import { forkTreeJson, messageIndexJson } from "./introspection-json";
 import { bucketRowJson, streamListRowJson } from "./listing-json";
 import { json } from "./respond";

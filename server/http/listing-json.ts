@@ -3,9 +3,8 @@
 
 import type { BucketRow, StreamListRow, StreamSummary as StreamSummaryJson } from "../introspection-api";
 import { formatOffset } from "../protocol/offsets";
-import type { BrowseItem } from "../storage/browse";
-import type { BucketInfo, BucketSummary, StreamSummary } from "../storage/store";
-import { summarize } from "../storage/listing";
+import type { BrowseItem } from "../storage/introspection";
+import { summarize, type BucketInfo, type BucketSummary, type StreamSummary } from "../storage/store";
 import { visibleKey, type Visibility } from "../auth/visibility";
 
 /** GET /{bucket} (spec §2.3). */

@@ -7,7 +7,7 @@
 import { ROUTE_FAMILIES, type RouteFamily } from "../ops/server-metrics";
 import type { AppDeps } from "./deps";
 import { answerTo, errorCodeOf } from "./error-map";
-import { rawPathname } from "./paths";
+import { rawPathname } from "../protocol/paths";
 import { SUB_RESOURCES } from "./sub-resources";
 
 const FAMILY = Object.fromEntries(ROUTE_FAMILIES.map((f, i) => [f, i])) as Record<RouteFamily, number>;

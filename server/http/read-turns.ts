@@ -1,18 +1,15 @@
 // The turns of the event loop that large reads take (issue 21: no request stalls the others).
-// A catch-up, JSON page or bootstrap of up to 8 MiB is read in steps of 512 KiB to 1 MiB, each
-// bounded by time (stepped-read.ts). Had each reader waited for its next step with its own
-// setImmediate, every reader's step would run in the same pass of the loop, and a HEAD arriving
-// meanwhile would wait for all of them: ten concurrent readers of 100-byte JSON messages held the
-// loop for 200-800 ms at a time under the scale bench.
+// A catch-up, JSON page or bootstrap is read in steps, each bounded by time (stepped-read.ts). Had
+// each reader waited for its next step with its own setImmediate, every reader's step would run in
+// the same pass of the loop, and a request arriving meanwhile would wait for all of them.
 // Here the readers queue, and one step runs per pass, so requests that arrive between two steps
 // are read after at most one step, whatever the number of readers; the readers' own throughput is
 // the same, as the CPU is shared among them either way.
 //
 // The first turn asked for in a pass where none has run is granted at once, with no pass in
-// between. Besides the pass it saves, this keeps a lone answer inside the request's own turn:
-// Bun 1.4.5 sends an answer of more than 16 KiB that completes after a later pass of the loop
-// with its status line and every header name, ": ", value and CRLF in a send() of their own
-// (oven-sh/bun PR 41341, open): 39 sends for a listing page of 1,000 streams, where it is now 1.
+// between. Besides the pass it saves, this keeps a lone answer inside the request's own turn: Bun
+// sends a large answer that completes after a later pass in many small sends, one per header part
+// (oven-sh/bun PR 41341, open; docs/design/stepped-reads.md).
 
 const waiting: (() => void)[] = [];
 /**

@@ -17,7 +17,7 @@ import type { BucketSummary, ListQuery, Page, Store } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { parseLimit } from "./introspection-query";
-import { parseStreamPath } from "./paths";
+import { parseStreamPath } from "../protocol/paths";
 import { nextReadTurn } from "./read-turns";
 import { json } from "./respond";
 import { Routes } from "./router";

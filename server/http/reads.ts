@@ -12,7 +12,7 @@ import { sseBody } from "../live/sse-session";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
-import type { StreamPath } from "./paths";
+import type { StreamPath } from "../protocol/paths";
 import { parseReadQuery, type ReadQuery } from "./read-query";
 import { readInSteps } from "./stepped-read";
 import { jsonArrayOut, piecesOut } from "./stream-out";

@@ -1,9 +1,9 @@
 // Retention (spec §7.2) moves the floor in its own commit and deletes the rows below it later, in
-// bounded steps (storage/reclaimer.ts); until then a store's message index still holds them. The
+// bounded steps (storage/sqlite/reclaimer.ts); until then a store's message index still holds them. The
 // console pages through what the index lists and reads those bytes, and every read below the floor
 // answers 410, so a page starts at the floor whatever the store still holds.
 
-import type { IndexPage, IndexPosition } from "../storage/message-index";
+import type { IndexPage, IndexPosition } from "../storage/introspection";
 
 type PageAt = (at: IndexPosition, limit: number) => Promise<IndexPage>;
 

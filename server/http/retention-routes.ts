@@ -8,7 +8,7 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { withNearestBoundaries } from "./nearest-boundaries";
 import { baseHeaders, H } from "./headers";
-import type { StreamPath } from "./paths";
+import type { StreamPath } from "../protocol/paths";
 import { parseResourceTarget } from "./resource-target";
 import { parseIncarnationHeader } from "./write-requests";
 

@@ -1,4 +1,4 @@
-// Segment files (storage/segment-files.ts): sealed runs of a byte stream's messages move out of
+// Segment files (storage/sqlite/segment-files.ts): sealed runs of a byte stream's messages move out of
 // their rows into files, and every read, fork, retention and delete keeps the stream's bytes
 // exact across rows and files. Runs are 64 KiB here, so a few hundred KiB make several files.
 

@@ -16,7 +16,7 @@ import { baseHeaders, H } from "./headers";
 import { TOO_SLOW, type PacedBody } from "./body-pace";
 import { tooSlow } from "./body";
 import { BOUNDARY_PREFIX, NeedleScanner } from "./multipart";
-import type { StreamPath } from "./paths";
+import type { StreamPath } from "../protocol/paths";
 import { parseOffsetSegment, parseResourceTarget } from "./resource-target";
 import { writtenOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";

@@ -1,19 +1,13 @@
 // A catch-up read of up to 8 MiB, taken from the store a step at a time with a turn of the event
 // loop between steps, one step of all readers' per pass (read-turns.ts), so large reads never hold
-// every other request back (a HEAD behind a single 8 MiB read of 100-byte JSON messages waited for
-// its ~80,000 rows). The rows are read before the response starts, as one synchronous read would:
-// the headers name where the bytes end, and a delete or retention that commits between steps only
-// ends the slice early.
+// every other request back. The rows are read before the response starts, as one synchronous read
+// would: the headers name where the bytes end, and a delete or retention that commits between
+// steps only ends the slice early.
 //
 // Steps are bounded by time, not by bytes alone: the first is READ_STEP_BYTES, and each next one
-// is what the last one's pace reads in STEP_BUDGET_MS, up to MAX_STEP_BYTES. 512 KiB of 100-byte
-// JSON messages takes a few milliseconds, and stays at 512 KiB; 512 KiB of 64 KiB messages takes
-// 0.2-0.4 ms once the file is mapped, so an 8 MiB response takes 9 steps instead of 16.
-// The cap is 1 MiB because a step sized by a warm pace can land on pages not yet mapped (SQLite
-// maps the file again when it has grown by a quarter; about 3 ms per cold 512 KiB here). Under the
-// bench's 1M-stream load the event loop's longest lag was 37.7 ms with 8 MiB steps, 18.6 ms with
-// 2 MiB and 7.8 ms with 1 MiB (one run each), and in three A/B runs a 1 GiB catch-up was no
-// faster with a larger cap beyond the bench's round-to-round noise.
+// is what the last one's pace reads in STEP_BUDGET_MS, so fast reads (large messages) take fewer
+// steps. MAX_STEP_BYTES caps a step because one sized by a warm pace can land on pages not yet
+// mapped, which are much slower (docs/design/stepped-reads.md).
 
 import type { StreamState } from "../protocol/state";
 import { READ_STEP_BYTES, type ReadSlice, type Store } from "../storage/store";

@@ -1,9 +1,8 @@
 // Large response bodies, written to the socket piece by piece through Bun's direct stream
 // (writtenOut) as the client takes them: a 128 MiB snapshot is never held whole, and a catch-up or
 // bootstrap body is never first copied into one array: every fresh multi-megabyte array costs its
-// page faults and a collection later, which in the profile of a catch-up cost more than the copy
-// itself (an 8 MiB response joined into one new array: 0.8 ms at best, 19 ms on average over 30,
-// against 0.16 ms copied into a buffer that is reused).
+// page faults and a collection later, which cost more than the copy itself
+// (docs/design/stepped-reads.md).
 
 import { jsonArrayBytes } from "../live/json-array";
 import { concat } from "../live/sse-payload";
@@ -16,14 +15,13 @@ const CLOSE = 0x5d;
 const WHOLE_BYTES = 64 * 1024;
 /**
  * Pieces smaller than this are copied into a reused buffer of this size, written whenever the
- * next piece would not fit; larger ones are written as they are. Each write is one `sendmsg`: a
- * catch-up written 64 KiB row by row made 128 of them per 8 MiB response and spent 5.9 ms of CPU
- * on it (median), against 3.6 ms in 512 KiB writes, the extra copy included.
+ * next piece would not fit; larger ones are written as they are. Each write is one `sendmsg`, and
+ * fewer, larger ones cost less than the extra copy (docs/design/stepped-reads.md).
  */
 const GROUP_BYTES = 512 * 1024;
 /**
- * Group buffers kept for reuse: a fresh 512 KiB array costs 128 page faults, about 14 µs each in
- * this virtual machine. A group is held only while it fills, so one or two are in use at a time.
+ * Group buffers kept for reuse: a fresh 512 KiB array costs 128 page faults. A group is held only
+ * while it fills, so one or two are in use at a time.
  */
 const SPARE_GROUPS = 8;
 const spareGroups: Uint8Array[] = [];

@@ -6,7 +6,7 @@
 import { protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
-import { DEFAULT_BUCKET, parseStreamPath, V1_PREFIX, type StreamPath } from "./paths";
+import { DEFAULT_BUCKET, parseStreamPath, V1_PREFIX, type StreamPath } from "../protocol/paths";
 import { headStream, readStream, type CredentialLeft } from "./reads";
 import { Routes, type RouteContext } from "./router";
 import { subResource, SUB_RESOURCES } from "./sub-resources";

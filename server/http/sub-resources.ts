@@ -8,7 +8,7 @@ import { getAttrs, putAttrs } from "./attrs-routes";
 import { bootstrap } from "./bootstrap";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
-import type { StreamPath } from "./paths";
+import type { StreamPath } from "../protocol/paths";
 import { advanceRetention } from "./retention-routes";
 import { deleteSnapshot, latestSnapshot, publishSnapshot, readSnapshot } from "./snapshot-routes";
 

@@ -16,7 +16,7 @@ import { readBody } from "./body";
 import type { BodyHold } from "./body-budget";
 import type { BodyPacer } from "./body-pace";
 import { flag, H, headerText } from "./headers";
-import { parseStreamUrlPath, type StreamPath } from "./paths";
+import { parseStreamUrlPath, type StreamPath } from "../protocol/paths";
 
 /** The token as sent, compared for equality later; only what no header may carry is a 400 (spec §5.4). */
 export function parseIncarnationHeader(headers: Headers): Parsed<string | null> {

@@ -10,7 +10,7 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { readBody } from "./body";
 import { baseHeaders, H } from "./headers";
-import { streamUrlPath, type StreamPath } from "./paths";
+import { streamUrlPath, type StreamPath } from "../protocol/paths";
 import { parseAppend, parseCreate, parseIncarnationHeader } from "./write-requests";
 
 // A body counts against the server's budget until its write is decided: it is held in memory that long.

@@ -42,8 +42,8 @@ export interface LiveLimits {
 
 /**
  * A reader's standing interest in one stream, for as long as it reads live. An SSE session holds
- * one for its whole life: registering an abort listener and a timer per event instead cost a third
- * of the event loop's time with 1,000 subscribers (add/removeEventListener alone 17%).
+ * one for its whole life: an abort listener and a timer per event instead cost much of the event
+ * loop's time with many subscribers (docs/design/live-fan-out.md).
  */
 export interface Subscription {
   /**

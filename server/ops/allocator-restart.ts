@@ -1,6 +1,6 @@
 // The allocator built into Bun (mimalloc) gives pages back to the kernel 10 ms after they empty, so
-// each large catch-up response faults in again the memory that the one before it freed: page faults
-// took 21% of the server's samples in a perf profile of a catch-up of 64 KiB messages. mimalloc reads
+// each large catch-up response faults in again the memory that the one before it freed
+// (docs/design/allocator.md). mimalloc reads
 // its options only as the process starts, and the binary exports none of its functions, so the one
 // way to give every user a longer delay is for the binary to start itself once more with the option
 // in its environment. execve keeps the pid, the open descriptors and the arguments, so a supervisor,
@@ -9,9 +9,8 @@
 /** mimalloc's option: how long freed memory is kept before it goes back to the kernel. */
 export const PURGE_DELAY_VAR = "MIMALLOC_PURGE_DELAY";
 /**
- * Freed memory is kept 5 s. Catch-ups of 64 KiB messages faulted 61,100–121,400 pages per GiB read
- * with mimalloc's 10 ms, 57,200 with 1 s and 5,200–41,100 with 5 s (docs/operations.md); the cost
- * is RSS that falls back 5 s after a burst.
+ * Freed memory is kept 5 s: far fewer page faults per GiB read than mimalloc's 10 ms, for RSS that
+ * falls back 5 s after a burst (docs/design/allocator.md).
  */
 export const PURGE_DELAY_MS = "5000";
 

@@ -4,7 +4,7 @@
 
 import { readdirSync } from "node:fs";
 import type { LiveHub } from "../live/hub";
-import type { CommitObserver } from "../storage/group-commit";
+import type { CommitObserver } from "../storage/commit-observer";
 import type { Store } from "../storage/store";
 import type { LoopLagMonitor } from "./loop-lag";
 import { Exposition, Histogram, type Labels } from "./metrics";

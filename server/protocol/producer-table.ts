@@ -9,7 +9,15 @@
 // base, both fold into a new base: a change then costs O(√n) entries amortized (at most ~100 for
 // 4096 producers), never O(n).
 
-import type { ProducerState } from "./producer";
+/** What a stream remembers of one producer (spec §5.3). */
+export interface ProducerState {
+  epoch: number;
+  lastSeq: number;
+  /** Where the producer's newest accepted write started and ended, for its duplicate answer. */
+  lastStart: number;
+  lastNext: number;
+  updatedAtMs: number;
+}
 
 /** Smallest layer that folds into the base: below it, copying the layer is cheaper than folding. */
 const MIN_LAYER = 8;

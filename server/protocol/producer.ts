@@ -1,21 +1,14 @@
 // Idempotent producers (spec §5.3): header syntax and the decision table.
 
 import { fail, ok, type Parsed } from "./errors";
-import type { ProducerTable } from "./producer-table";
+import type { ProducerState, ProducerTable } from "./producer-table";
+
+export type { ProducerState };
 
 export interface ProducerTuple {
   id: string;
   epoch: number;
   seq: number;
-}
-
-export interface ProducerState {
-  epoch: number;
-  lastSeq: number;
-  /** Where the producer's newest accepted write started and ended, for its duplicate answer. */
-  lastStart: number;
-  lastNext: number;
-  updatedAtMs: number;
 }
 
 export const MAX_PRODUCER_ID_BYTES = 256;

@@ -12,7 +12,7 @@ export const DEFAULT_MAX_SNAPSHOT_BYTES = 128 * 1024 * 1024;
 
 /**
  * Loaded on the first publish, not at start-up: importing hash-wasm and compiling its BLAKE3
- * module took 35-50 ms and 50-110 ms here, several times ursa's whole start.
+ * module takes longer than ursa's whole start (docs/design/hot-paths.md).
  */
 let blake3: Promise<typeof import("hash-wasm").createBLAKE3> | undefined;
 

@@ -3,8 +3,7 @@
 // state's fork link, forks through the index on `streams.fork_source_id`, so the work is bounded
 // by the nodes returned.
 
-import type { Database, Statement } from "bun:sqlite";
-import { streamKey, type StreamState } from "../protocol/state";
+import type { StreamState } from "../protocol/state";
 
 export const MAX_FORK_NODES = 200;
 
@@ -62,28 +61,4 @@ export async function forkFamily(state: StreamState, look: FamilyLookup, maxNode
     if (parent.omitted > 0) truncated = true;
   }
   return { root, lineage, nodes, truncated };
-}
-
-/** The SQLite engine's lookup: states from its cache, forks through the index on fork_source_id. */
-export class ForkFamilies {
-  private readonly children: Statement<{ bucket: string; name: string }>;
-
-  constructor(
-    db: Database,
-    private readonly get: (key: string) => StreamState | undefined,
-  ) {
-    this.children = db.prepare("SELECT bucket, name FROM streams WHERE fork_source_id = ? ORDER BY bucket, name LIMIT ?");
-  }
-
-  tree(state: StreamState, maxNodes = MAX_FORK_NODES): Promise<ForkFamily> {
-    return forkFamily(
-      state,
-      {
-        get: this.get,
-        forksOf: (sourceId, limit) =>
-          this.children.all(sourceId, limit).flatMap((row) => this.get(streamKey(row.bucket, row.name)) ?? []),
-      },
-      maxNodes,
-    );
-  }
 }

@@ -1,13 +1,10 @@
-// What the console asks the store beyond the protocol (the introspection API): sorted and
-// filtered stream lists, fork families, and where messages are. Read-only; every query walks an
-// index and is bounded by the page it answers (browse.ts, fork-tree.ts, message-index.ts).
+// What the console asks a store beyond the protocol (the introspection API): sorted and filtered
+// stream lists, fork families (fork-tree.ts) and where messages are. Every engine answers these
+// read-only and bounded by the page asked for; the types here are what http/ renders.
 
-import type { Database } from "bun:sqlite";
+import type { SortOrder, StreamFilters, StreamSortKey } from "../introspection-api";
 import type { StreamState } from "../protocol/state";
-import { StreamBrowser, type BrowseLookups, type BrowseQuery, type BrowseResult } from "./browse";
-import { ForkFamilies, type ForkFamily } from "./fork-tree";
-import type { Segment } from "./lineage";
-import { MessageIndex, type IndexPage, type IndexPosition } from "./message-index";
+import type { ForkFamily } from "./fork-tree";
 
 export interface Introspection {
   browseStreams(bucket: string, query: BrowseQuery): Promise<BrowseResult>;
@@ -15,26 +12,49 @@ export interface Introspection {
   messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<IndexPage>;
 }
 
-export class SqliteIntrospection implements Introspection {
-  private readonly browser: StreamBrowser;
-  private readonly forks: ForkFamilies;
-  private readonly index: MessageIndex;
+/** Streams looked at per request when filters leave most of them out. */
+export const SCAN_BUDGET = 5000;
 
-  constructor(db: Database, lookups: BrowseLookups, lineage: (state: StreamState) => Segment[]) {
-    this.browser = new StreamBrowser(db, lookups);
-    this.forks = new ForkFamilies(db, lookups.get);
-    this.index = new MessageIndex(db, lineage);
-  }
+export interface BrowseQuery extends StreamFilters {
+  sort: StreamSortKey;
+  order: SortOrder;
+  /** From a previous page's `next_cursor` (browse-cursor.ts). */
+  after: string | null;
+  limit: number;
+}
 
-  async browseStreams(bucket: string, query: BrowseQuery): Promise<BrowseResult> {
-    return this.browser.browse(bucket, query);
-  }
+/** One stream of a page: its state as readers see it and how many producers it remembers. */
+export interface BrowseItem {
+  state: StreamState;
+  producers: number;
+}
 
-  async forkTree(state: StreamState): Promise<ForkFamily> {
-    return this.forks.tree(state);
-  }
+export interface BrowseResult {
+  items: BrowseItem[];
+  total: number;
+  /** `total` is a lower bound (prefix-count.ts, PREFIX_COUNT_CAP). */
+  totalCapped: boolean;
+  nextCursor: string | null;
+  hasMore: boolean;
+  scanned: number;
+  partial: boolean;
+}
 
-  async messageIndex(state: StreamState, at: IndexPosition, limit: number): Promise<IndexPage> {
-    return this.index.page(state, at, limit);
-  }
+export type IndexPosition = { from: number } | { before: number } | { atMs: number };
+
+export interface IndexedMessage {
+  /** Byte position where the message starts. */
+  offset: number;
+  size: number;
+  /** When the append that wrote it committed; null for messages a fork inherited. */
+  atMs: number | null;
+}
+
+/** A page of the index as the store knows it; http/introspection-json.ts renders it. */
+export interface IndexPage {
+  messages: IndexedMessage[];
+  tail: number;
+  /** More messages before the first one listed, and after the last. */
+  hasBefore: boolean;
+  hasAfter: boolean;
 }

@@ -34,8 +34,8 @@ export interface SnapshotReader {
 }
 
 /**
- * A read's first step (readRange's limit), and the least any step reads: 512 KiB of 100-byte JSON
- * messages is ~5,000 rows, a few milliseconds. Larger reads are taken in steps with a turn of the
+ * A read's first step (readRange's limit), and the least any step reads: short enough for small
+ * JSON messages (docs/design/stepped-reads.md). Larger reads are taken in steps with a turn of the
  * event loop between them (http/stepped-read.ts, which grows a step that reads fast;
  * live/sse-session.ts).
  */
@@ -197,4 +197,17 @@ export interface Store {
   onMissedChanges?(listener: () => void): void;
   /** Waits for queued writes to commit, then closes the database. */
   close(): Promise<void>;
+}
+
+/** What a listing shows of a stream, whichever engine holds it. */
+export function summarize(s: StreamState): StreamSummary {
+  return {
+    name: s.name,
+    closed: s.closed,
+    contentType: s.contentType,
+    tail: s.tail,
+    createdAtMs: s.createdAtMs,
+    lastWriteAtMs: s.lastWriteAtMs,
+    incarnation: s.incarnation,
+  };
 }

@@ -56,10 +56,12 @@ export class WriteHealth {
   /** What was found wrong, for the log: the integrity check's first problem, a write's error. */
   damage: string | undefined;
 
-  constructor(
-    /** Called once each time the store becomes full. */
-    private readonly onFull: () => void = () => {},
-  ) {}
+  private readonly fullListeners: (() => void)[] = [];
+
+  /** Called once each time the store becomes full. */
+  whenFull(listener: () => void): void {
+    this.fullListeners.push(listener);
+  }
 
   get state(): WriteState {
     return this.current;
@@ -94,7 +96,7 @@ export class WriteHealth {
   becomeFull(): void {
     if (this.current === "full" || this.current === "corrupt" || this.current === "closing") return;
     this.current = "full";
-    this.onFull();
+    for (const listener of this.fullListeners) listener();
   }
 
   /** full-disk.ts found room (and took the reserve back): writes that add data resume. */

@@ -12,7 +12,7 @@ import type { ProducerLimits } from "../protocol/producer";
 import type { Quotas } from "../protocol/quota";
 import { DEFAULT_SECURITY, type SecurityConfig } from "../http/security/options";
 import type { StreamState } from "../protocol/state";
-import { SqliteStore } from "../storage/sqlite-store";
+import { SqliteStore } from "../storage/sqlite/sqlite-store";
 
 export interface Harness {
   store: SqliteStore;

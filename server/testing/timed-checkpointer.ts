@@ -1,9 +1,9 @@
-// A stand-in for the checkpoint thread (storage/checkpointer.ts) whose checkpoints take as long as
+// A stand-in for the checkpoint thread (storage/sqlite/checkpointer.ts) whose checkpoints take as long as
 // the test says: `path` is a comma-separated list of milliseconds, one per checkpoint in order
 // (0 once the list runs out). Each request is reported when it arrives, so a test sees which
 // checkpoints were asked for and which of them held writes back.
 
-import type { CheckpointDone, CheckpointerClose, CheckpointerClosed, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "../storage/checkpointer";
+import type { CheckpointDone, CheckpointerClose, CheckpointerClosed, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "../storage/sqlite/checkpointer";
 
 declare const self: Worker;
 

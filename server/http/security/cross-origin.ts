@@ -6,11 +6,6 @@
 
 import { H } from "../headers";
 
-/** GET, HEAD and OPTIONS change nothing; every other method is a write. */
-export function isSafeMethod(method: string): boolean {
-  return method === "GET" || method === "HEAD" || method === "OPTIONS";
-}
-
 /** `url` is the request URL, whose `host[:port]` ends at `pathStart`. */
 export function isCrossOrigin(headers: Headers, url: string, pathStart: number): boolean {
   const site = headers.get(H.secFetchSite);

@@ -16,9 +16,10 @@ import { READ } from "../../auth/scopes";
 import { visibilityOf, type Visibility } from "../../auth/visibility";
 import { protocolError, type ProtocolError } from "../../protocol/errors";
 import { renderError } from "../error-map";
-import { H } from "../headers";
+import { H, headerText } from "../headers";
 import { Cors, type Surface } from "./cors";
-import { isCrossOrigin, isSafeMethod } from "./cross-origin";
+import { isSafeMethod } from "../../protocol/methods";
+import { isCrossOrigin } from "./cross-origin";
 import { HostCheck } from "./host-check";
 import type { SecurityConfig } from "./options";
 
@@ -96,7 +97,7 @@ export class Gate {
   private authenticate(req: Request, method: string, raw: string): Admission {
     const access = requiredAccess(method, raw);
     if (access.kind === "open") return undefined;
-    const credential = credentialOf(method, req.headers, req.url);
+    const credential = credentialOf(method, req.headers.get(H.authorization), req.url);
     if (credential.kind === "refused") return renderError(credential.error);
     if (credential.kind === "none") return this.decide(req, ANONYMOUS, access, raw);
     const result = this.auth!.authenticate(credential.token);
@@ -126,7 +127,8 @@ export class Gate {
 
   /** A fork reads its source: the principal must be able to read the source's bucket too. */
   private forkRefusal(req: Request, principal: Principal, access: Access): ProtocolError | null {
-    const source = forkSource(req.method, access, req.headers);
+    const forkedFrom = req.headers.get(H.forkedFrom);
+    const source = forkSource(req.method, access, forkedFrom === null ? null : headerText(forkedFrom));
     if (source === null) return null;
     const refusal = authorize(principal, { kind: "bucket", scope: READ, bucket: source.bucket, conceal: "STREAM_NOT_FOUND" }, this.publicRead);
     // A source the principal cannot see answers as a missing one does (protocol/create.ts).

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { snapshot } from "../../testing/temp-dir";
-import { SqliteStore } from "../sqlite-store";
+import { SqliteStore } from "../sqlite/sqlite-store";
 import type { Engine, EngineFactory, EngineOptions } from "./engine";
 import { storeContract } from "./index";
 

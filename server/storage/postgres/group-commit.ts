@@ -10,7 +10,7 @@
 // a transaction of its own, a few times, so one that keeps losing cannot hold the others back.
 
 import type { SQL, TransactionSQL } from "bun";
-import type { CommitObserver } from "../group-commit";
+import type { CommitObserver } from "../commit-observer";
 import type { StreamChange } from "../store";
 
 /** What one write leaves for after the commit: changes to tell, keys to wake on other instances. */

@@ -5,11 +5,10 @@
 import type { SQL } from "bun";
 import type { ProducerLimits } from "../../protocol/producer";
 import type { StreamState } from "../../protocol/state";
-import { decodeCursor, encodeCursor, type BrowseItem, type BrowseQuery, type BrowseResult } from "../browse";
+import { decodeCursor, encodeCursor } from "../browse-cursor";
 import { forkFamily, type ForkFamily } from "../fork-tree";
-import type { Introspection } from "../introspection";
-import type { IndexedMessage, IndexPage, IndexPosition } from "../message-index";
-import { upperBound } from "../stream-counts";
+import type { BrowseItem, BrowseQuery, BrowseResult, IndexedMessage, IndexPage, IndexPosition, Introspection } from "../introspection";
+import { upperBound } from "../prefix-count";
 import { segmentsOf } from "./lineage";
 import type { Listings } from "./listings";
 import { STREAM_COLUMNS, stateOf, TOUCHED, type StreamRow } from "./rows";

@@ -6,7 +6,7 @@
 import type { SQL } from "bun";
 import { streamKey } from "../../protocol/state";
 import type { BucketInfo, BucketSummary, ListQuery, Page, StreamSummary } from "../store";
-import { PREFIX_COUNT_CAP, upperBound } from "../stream-counts";
+import { PREFIX_COUNT_CAP, upperBound } from "../prefix-count";
 import type { TxSql } from "./group-commit";
 import { TOUCHED } from "./rows";
 

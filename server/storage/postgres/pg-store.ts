@@ -13,7 +13,7 @@ import { splitKey, type SnapshotMeta, type StreamState } from "../../protocol/st
 import type { WritePlan } from "../../protocol/writes";
 import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange } from "../store";
 import { StreamStore } from "../stream-store";
-import type { CommitObserver } from "../group-commit";
+import type { CommitObserver } from "../commit-observer";
 import type { WriteState } from "../write-health";
 import { Connection } from "./connection";
 import { PgGroupCommit, type Locks, type TxSql, type WriteEffects } from "./group-commit";
@@ -198,7 +198,7 @@ export class PgStore extends StreamStore implements Store {
    * not written; one with a TTL gets its touch in the unlogged stream_touches (schema step 3),
    * and its own row only once a quarter of the TTL has passed since its row was last touched. So
    * a database crash shortens a stream's life by at most a quarter of its TTL, as the SQLite
-   * engine's deferred touches do (storage/ttl-touches.ts), and expiry is otherwise exact.
+   * engine's deferred touches do (storage/sqlite/ttl-touches.ts), and expiry is otherwise exact.
    */
   async renewTtl(key: string): Promise<void> {
     const { bucket, name } = splitKey(key);

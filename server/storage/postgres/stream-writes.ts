@@ -1,5 +1,5 @@
 // What a write does to a stream inside its PostgreSQL transaction: lock its row, load what the
-// decision needs, and apply the effect the protocol returned (as storage/stream-tx.ts does for
+// decision needs, and apply the effect the protocol returned (as storage/sqlite/stream-tx.ts does for
 // SQLite). Every row a decision reads is locked first (SELECT … FOR UPDATE), so the decision is
 // never made against a state another instance could change before this transaction commits.
 //
