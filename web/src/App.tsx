@@ -12,6 +12,7 @@ import { IncarnationLabPage } from "./components/lab/IncarnationLabPage";
 import { CompactionLabPage } from "./components/lab/CompactionLabPage";
 import { StartPage } from "./components/learn/StartPage";
 import { ServerPage } from "./components/server/ServerPage";
+import { GlossaryPage } from "./components/learn/GlossaryPage";
 import { Link } from "./components/common/Link";
 import { TokenDialog } from "./components/access/TokenDialog";
 import { auth } from "./state/auth";
@@ -23,6 +24,8 @@ function Page() {
       return <StartPage />;
     case "server":
       return <ServerPage />;
+    case "glossary":
+      return <GlossaryPage />;
     case "buckets":
       return <BucketsPage query={r.query} />;
     case "bucket":
