@@ -55,7 +55,13 @@ function routes(bucket: string): Route[] {
         const row = p.locator('tr[data-stream="orders"]');
         return [row.getByRole("link", { name: "orders", exact: true }), row.locator('[data-col="state"] .chip'), row.locator('[data-col="last_seq"]'), row.locator("summary")];
       },
-      then: (p) => p.locator('tr[data-stream="orders"] summary').click(),
+      then: async (p) => {
+        // The row's action menu opens whole: nothing around the list clips it.
+        await p.locator('tr[data-stream="orders"] summary').click();
+        const items = p.locator('tr[data-stream="orders"] .row-menu-items button');
+        expect(await items.count()).toBeGreaterThan(3);
+        for (const item of await items.all()) await expectUncovered(item);
+      },
     },
     {
       slug: "stream",
@@ -93,6 +99,18 @@ async function expectInsideWidth(page: Page, l: Locator, what: string) {
   const box = (await l.boundingBox())!;
   const width = page.viewportSize()!.width;
   expect({ what, left: Math.round(box.x) >= 0, right: Math.round(box.x + box.width) <= width }).toEqual({ what, left: true, right: true });
+}
+
+/** The element itself is what the window shows at its centre: not clipped away, not under something. */
+async function expectUncovered(l: Locator) {
+  const hit = await l.evaluate((el) => {
+    // Scroll the page only (scrollIntoView would scroll a clipping box too, and hide the fault).
+    window.scrollBy(0, el.getBoundingClientRect().top - innerHeight / 2);
+    const r = el.getBoundingClientRect();
+    const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return at === el || el.contains(at);
+  });
+  expect({ element: await l.textContent(), shown: hit }).toEqual({ element: await l.textContent(), shown: true });
 }
 
 async function sidewaysScroll(page: Page) {

@@ -50,7 +50,7 @@ export function actionTarget(bucket: string, s: StreamListRow): ActionTarget {
 export function StreamTable(props: { bucket: string; rows: StreamListRow[]; view: ListView; onSort: (k: StreamSortKey) => void; onAction: (t: ActionTarget, kind: ActionKind) => void }) {
   const { bucket, rows, view, onSort } = props;
   return (
-    <div class="table-scroll">
+    <div class="stream-table-frame">
       <table class="stream-table" aria-label="Streams">
         <thead>
           <tr>
