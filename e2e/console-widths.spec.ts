@@ -93,12 +93,19 @@ function routes(bucket: string): Route[] {
   ];
 }
 
-/** Inside the window's width: not cut off at the right, not hidden behind a sideways scroll. */
+/** Inside the window's width and inside its panel: not cut off at the right, not hanging over an edge. */
 async function expectInsideWidth(page: Page, l: Locator, what: string) {
   await expect(l, what).toBeVisible();
   const box = (await l.boundingBox())!;
   const width = page.viewportSize()!.width;
-  expect({ what, left: Math.round(box.x) >= 0, right: Math.round(box.x + box.width) <= width }).toEqual({ what, left: true, right: true });
+  const panel = await l.evaluate((el) => {
+    const p = el.closest(".panel");
+    if (!p || p === el) return null;
+    const r = p.getBoundingClientRect();
+    return { left: r.left, right: r.right };
+  });
+  const right = Math.round(box.x + box.width);
+  expect({ what, left: Math.round(box.x) >= Math.floor(panel?.left ?? 0), right: right <= Math.ceil(panel?.right ?? width) && right <= width }).toEqual({ what, left: true, right: true });
 }
 
 /** The element itself is what the window shows at its centre: not clipped away, not under something. */
