@@ -1,10 +1,11 @@
 // Accessibility and layout on every page: an axe-core scan (0 serious or critical violations) of
-// each page in the light theme, with dialogs open too, and of the pages that use every colour
-// token (chips, notes, causes, the swimlane, the snapshot and retention panel) in the dark one;
-// and at 1024, 1280, 1920 and 2560 px, no page scrolls sideways, no panel leaves the window, and
-// no number marked unbreakable (offsets, Stream-Seq, the race lab's time axis) wraps. The
-// compaction lab, run to each verdict, is checked in console-compaction.spec.ts, where those runs
-// happen anyway.
+// each page at 1280 px and on a 390 px phone in the light theme, with dialogs open too (and the
+// phone's navigation menu open), and of the pages that use every colour token (chips, notes,
+// causes, the swimlane, the snapshot and retention panel) in the dark one at both widths; and at
+// 1024, 1280, 1920 and 2560 px, no page scrolls sideways, no panel leaves the window, and no
+// number marked unbreakable (offsets, Stream-Seq, the race lab's time axis) wraps (390 px:
+// console-widths.spec.ts). The compaction lab, run to each verdict, is checked in
+// console-compaction.spec.ts, where those runs happen anyway.
 import { test, expect, screenshotPath } from "./fixtures.ts";
 import type { Page } from "@playwright/test";
 import { axeViolations, expectLayoutHolds, type AxeFinding } from "./console/a11y.ts";
@@ -39,6 +40,8 @@ interface Visit {
   part?: string;
   /** Scanned with a dialog open over it instead (see "… with a 409"); checked for layout only. */
   layoutOnly?: boolean;
+  /** Only on the phone, where it exists. */
+  phoneOnly?: boolean;
   /** Bring the page to the state worth scanning (a lab run, a dialog open…). */
   ready?: (page: Page) => Promise<void>;
 }
@@ -46,6 +49,17 @@ interface Visit {
 function visits(bucket: string, path: string): Visit[] {
   return [
     { name: "start", url: "/ui/" },
+    { name: "glossary", url: "/ui/glossary#term-prefix-count" },
+    {
+      // Scanned on the phone only: at 1280 px the menu is the sidebar, scanned on every page.
+      name: "navigation menu open",
+      url: "/ui/",
+      phoneOnly: true,
+      ready: async (p) => {
+        await p.getByRole("button", { name: "Menu" }).click();
+        await expect(p.getByRole("group", { name: "Theme" })).toBeVisible();
+      },
+    },
     { name: "buckets", url: "/ui/buckets" },
     {
       // The page behind a modal is scanned with it: the list, an open row menu, the create dialog.
@@ -194,36 +208,44 @@ function visits(bucket: string, path: string): Visit[] {
         await expect(p.getByTestId("verdict")).toHaveAttribute("data-ok", "true", { timeout: 20_000 });
       },
     },
+    { name: "compaction lab", url: "/ui/lab/compaction", ready: (p) => expect(p.getByRole("heading", { name: "Compaction lab" })).toBeVisible() },
     { name: "server", url: "/ui/server", ready: (p) => expect(p.locator('[data-field="version"]')).toBeVisible() },
     { name: "not found", url: "/ui/nothing/here" },
   ];
 }
 
-test("axe: no serious or critical violation on any page, light and dark", async ({ page, request }) => {
-  test.setTimeout(300_000);
-  const { bucket, path } = await seed(request);
-  const scanned: string[] = [];
-  // Every page is scanned before anything is asserted, so one run lists every violation.
-  const found: { page: string; violations: AxeFinding[] }[] = [];
-  const scan = async (name: string, part?: string) => {
-    const violations = await axeViolations(page, part);
-    if (violations.length) found.push({ page: name, violations });
-    scanned.push(name);
-  };
-  for (const v of visits(bucket, path).filter((x) => !x.layoutOnly)) {
-    await page.goto(v.url);
-    await v.ready?.(page);
-    await scan(`${v.name} (light)`, v.part);
-  }
-  await page.emulateMedia({ colorScheme: "dark" });
-  for (const v of visits(bucket, path).filter((x) => ["start", "stream, append dialog with a 409", "composer with a 409", "race lab, four writers run", "stream, compacted"].includes(x.name))) {
-    await page.goto(v.url);
-    await v.ready?.(page);
-    await scan(`${v.name} (dark)`, v.part);
-  }
-  expect(found).toEqual([]);
-  console.log(`axe: 0 serious or critical violations on ${scanned.length} scans: ${scanned.join("; ")}`);
-});
+for (const [width, height] of [
+  [1280, 800],
+  [390, 844],
+] as const) {
+  test(`axe at ${width} px: no serious or critical violation on any page, light and dark`, async ({ page, request }) => {
+    test.setTimeout(300_000);
+    await page.setViewportSize({ width, height });
+    const { bucket, path } = await seed(request);
+    const scanned: string[] = [];
+    // Every page is scanned before anything is asserted, so one run lists every violation.
+    const found: { page: string; violations: AxeFinding[] }[] = [];
+    const scan = async (name: string, part?: string) => {
+      const violations = await axeViolations(page, part);
+      if (violations.length) found.push({ page: name, violations });
+      scanned.push(name);
+    };
+    const mine = visits(bucket, path).filter((x) => !x.layoutOnly && (width < 900 || !x.phoneOnly));
+    for (const v of mine) {
+      await page.goto(v.url);
+      await v.ready?.(page);
+      await scan(`${v.name} (light)`, v.part);
+    }
+    await page.emulateMedia({ colorScheme: "dark" });
+    for (const v of mine.filter((x) => ["start", "glossary", "navigation menu open", "stream, append dialog with a 409", "composer with a 409", "race lab, four writers run", "stream, compacted"].includes(x.name))) {
+      await page.goto(v.url);
+      await v.ready?.(page);
+      await scan(`${v.name} (dark)`, v.part);
+    }
+    expect(found).toEqual([]);
+    console.log(`axe at ${width} px: 0 serious or critical violations on ${scanned.length} scans: ${scanned.join("; ")}`);
+  });
+}
 
 test("no layout breaks from 1024 to 2560 px", async ({ page, request }) => {
   test.setTimeout(200_000);

@@ -9,6 +9,7 @@ import { TimelinePage } from "./components/timeline/TimelinePage";
 import { LabPage } from "./components/lab/LabPage";
 import { StartPage } from "./components/learn/StartPage";
 import { ServerPage } from "./components/server/ServerPage";
+import { GlossaryPage } from "./components/learn/GlossaryPage";
 import { Link } from "./components/common/Link";
 import { TokenDialog } from "./components/access/TokenDialog";
 import { auth } from "./state/auth";
@@ -20,6 +21,8 @@ function Page() {
       return <StartPage />;
     case "server":
       return <ServerPage />;
+    case "glossary":
+      return <GlossaryPage />;
     case "buckets":
       return <BucketsPage query={r.query} />;
     case "bucket":

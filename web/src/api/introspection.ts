@@ -120,6 +120,22 @@ export const introspection = {
     ),
 };
 
+/**
+ * A stream's record, or null when there is none, asked so that a missing stream answers 200:
+ * the browser logs every 404 as a console error, and a target that does not exist yet is normal
+ * in the composer. The bucket list (from the bucket's name on) says whether the bucket exists,
+ * its stream list (from the stream's name on) whether the stream does; only then is it read.
+ */
+export async function findStream(bucket: string, stream: string, signal?: AbortSignal): Promise<ApiResult<StreamDetail | null>> {
+  const buckets = await introspection.buckets({ prefix: bucket, limit: 1 }, signal);
+  if (!buckets.ok) return buckets;
+  if (buckets.data.buckets[0]?.bucket_id !== bucket) return { ok: true, data: null };
+  const streams = await introspection.streams(bucket, { prefix: stream, limit: 1 }, signal);
+  if (!streams.ok) return streams;
+  if (streams.data.streams[0]?.stream_id !== stream) return { ok: true, data: null };
+  return introspection.stream(bucket, stream, signal);
+}
+
 export type MetricsResult = { ok: true; text: string; at: number } | { ok: false; status: number; code?: string; message: string };
 
 /** The server's Prometheus text, or why there is none (a server without /__ursula/metrics answers 404). */

@@ -17,6 +17,7 @@ export type Route =
   | { name: "incarnation"; query: URLSearchParams }
   | { name: "compaction"; query: URLSearchParams }
   | { name: "server"; query: URLSearchParams }
+  | { name: "glossary"; query: URLSearchParams }
   | { name: "notfound"; query: URLSearchParams };
 
 export function parseRoute(pathname: string, search: string): Route {
@@ -27,6 +28,7 @@ export function parseRoute(pathname: string, search: string): Route {
   if (seg.length === 0) return { name: "start", query };
   if (seg[0] === "buckets" && seg.length === 1) return { name: "buckets", query };
   if (seg[0] === "server" && seg.length === 1) return { name: "server", query };
+  if (seg[0] === "glossary" && seg.length === 1) return { name: "glossary", query };
   if (seg[0] === "b" && seg.length === 2) return { name: "bucket", bucket: seg[1]!, query };
   if (seg[0] === "s" && seg.length === 3) return { name: "stream", bucket: seg[1]!, stream: seg[2]!, query };
   if (seg[0] === "compose" && seg.length === 1) return { name: "compose", query };
@@ -48,6 +50,8 @@ export const links = {
   start: () => `${BASE}/`,
   buckets: (q?: { prefix?: string; after?: string }) => withQuery(`${BASE}/buckets`, q),
   server: () => `${BASE}/server`,
+  /** The glossary, at one entry's anchor when `term` is given. */
+  glossary: (term?: string) => `${BASE}/glossary${term ? `#term-${term}` : ""}`,
   bucket: (bucket: string, q?: Record<string, string | undefined>) => withQuery(`${BASE}/b/${enc(bucket)}`, q),
   stream: (bucket: string, stream: string, q?: Record<string, string | undefined>) =>
     withQuery(`${BASE}/s/${enc(bucket)}/${enc(stream)}`, q),

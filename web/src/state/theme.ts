@@ -1,5 +1,5 @@
 // Light and dark themes. By default the console follows the system's prefers-color-scheme, live;
-// the toggle overrides it and is remembered in this browser. The resolved theme is written to
+// the theme control overrides it and is remembered in this browser. The resolved theme is written to
 // <html data-theme>, which the colour tokens (styles/tokens.css) key on.
 import { computed, effect, signal } from "@preact/signals";
 
@@ -22,11 +22,6 @@ media?.addEventListener("change", (e) => (systemDark.value = e.matches));
 
 export const themeChoice = signal<ThemeChoice>(typeof localStorage === "undefined" ? "system" : stored());
 export const theme = computed<"light" | "dark">(() => (themeChoice.value === "system" ? (systemDark.value ? "dark" : "light") : themeChoice.value));
-
-/** System → light → dark → system. */
-export function nextThemeChoice(c: ThemeChoice): ThemeChoice {
-  return CHOICES[(CHOICES.indexOf(c) + 1) % CHOICES.length]!;
-}
 
 export function chooseTheme(c: ThemeChoice): void {
   themeChoice.value = c;

@@ -51,7 +51,7 @@ export function RequestForm({ model }: { model: ComposerModel }) {
         void model.send().then(revealResponse);
       }}
     >
-      <div class="row" style={{ flexWrap: "nowrap" }}>
+      <div class="row request-target-row">
         <select aria-label="Method" value={f.method} onChange={(e) => update({ method: e.currentTarget.value as Method })} class="mono" style={{ fontWeight: 700 }}>
           {spec.methods.map((m) => (
             <option key={m}>{m}</option>

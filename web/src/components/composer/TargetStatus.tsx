@@ -1,7 +1,7 @@
 // Whether the composer's target exists, checked as it is typed and after every write to it, with
 // a one-click create when it does not: the first Send to a new path should not be a surprise 404.
 import { useEffect, useState } from "preact/hooks";
-import { introspection, type StreamDetail } from "../../api/introspection";
+import { findStream, type StreamDetail } from "../../api/introspection";
 import type { ComposerModel } from "../../state/composer";
 import { onStreamChanged, pathOf } from "../../state/transport";
 
@@ -30,9 +30,9 @@ export function TargetStatus({ model }: { model: ComposerModel }) {
     if (!parts) return setStatus({ kind: "invalid", message: "A target is /{bucket}/{stream}." });
     const ctrl = new AbortController();
     const t = setTimeout(async () => {
-      const r = await introspection.stream(parts[0], parts[1], ctrl.signal);
+      const r = await findStream(parts[0], parts[1], ctrl.signal);
       if (ctrl.signal.aborted) return;
-      if (r.ok) setStatus({ kind: "exists", d: r.data });
+      if (r.ok) setStatus(r.data ? { kind: "exists", d: r.data } : { kind: "missing" });
       else if (r.status === 404) setStatus({ kind: "missing" });
       else setStatus({ kind: "invalid", message: r.message });
     }, 250);

@@ -1,9 +1,12 @@
-// Navigation. The current page is marked with aria-current, not just colour.
+// Navigation. The current page is marked with aria-current, not just colour. Wide screens show
+// it as a sidebar; below 900 px it folds into a top bar whose Menu button opens it (styles/
+// layout.css), and choosing a page closes it again.
+import { useEffect, useState } from "preact/hooks";
 import { route, links, type Route } from "../../state/router";
 import { attempts } from "../../state/attempts";
-import { chooseTheme, nextThemeChoice, theme, themeChoice } from "../../state/theme";
 import { Link } from "../common/Link";
 import { ServerInfo } from "./ServerInfo";
+import { ThemeToggle } from "./ThemeToggle";
 import { AccessInfo } from "../access/AccessInfo";
 
 const isBrowse = (r: Route) => r.name === "buckets" || r.name === "bucket" || r.name === "stream";
@@ -17,31 +20,9 @@ function NavLink({ href, active, children, count }: { href: string; active: bool
   );
 }
 
-const THEME_LABEL = { system: "System", light: "Light", dark: "Dark" } as const;
-
-function ThemeToggle() {
-  const choice = themeChoice.value;
-  const next = nextThemeChoice(choice);
+function NavGroups({ r }: { r: Route }) {
   return (
-    <button type="button" class="small theme-toggle" onClick={() => chooseTheme(next)} data-theme-choice={choice} title={`Switch to ${THEME_LABEL[next].toLowerCase()}`}>
-      Theme: {THEME_LABEL[choice]}
-      {choice === "system" ? ` (${theme.value})` : ""}
-    </button>
-  );
-}
-
-export function Sidebar() {
-  const r = route.value;
-  return (
-    <nav class="sidebar" aria-label="Console">
-      <Link href={links.start()} class="brand">
-        <span class="mark" aria-hidden="true">
-          u
-        </span>
-        <span>
-          ursa <small>console</small>
-        </span>
-      </Link>
+    <div class="nav-groups">
       <div class="nav-group">
         <h2>Learn</h2>
         <NavLink href={links.start()} active={r.name === "start"}>
@@ -58,6 +39,9 @@ export function Sidebar() {
         </NavLink>
         <NavLink href={links.compaction()} active={r.name === "compaction"}>
           Compaction lab
+        </NavLink>
+        <NavLink href={links.glossary()} active={r.name === "glossary"}>
+          Glossary
         </NavLink>
       </div>
       <div class="nav-group">
@@ -78,9 +62,36 @@ export function Sidebar() {
           Timeline
         </NavLink>
       </div>
-      <AccessInfo />
-      <ServerInfo />
-      <ThemeToggle />
+    </div>
+  );
+}
+
+export function Sidebar() {
+  const r = route.value;
+  const [open, setOpen] = useState(false);
+  // A page was chosen (or the URL changed some other way): the folded menu gets out of the way.
+  useEffect(() => setOpen(false), [r]);
+  return (
+    <nav class="sidebar" aria-label="Console" data-menu-open={open} onKeyDown={(e) => e.key === "Escape" && open && setOpen(false)}>
+      <div class="nav-bar">
+        <Link href={links.start()} class="brand">
+          <span class="mark" aria-hidden="true">
+            u
+          </span>
+          <span>
+            ursa <small>console</small>
+          </span>
+        </Link>
+        <button type="button" class="menu-button" aria-expanded={open} aria-controls="nav-menu" onClick={() => setOpen(!open)}>
+          <span aria-hidden="true">{open ? "✕" : "☰"}</span> Menu
+        </button>
+      </div>
+      <div class="nav-menu" id="nav-menu">
+        <NavGroups r={r} />
+        <AccessInfo />
+        <ServerInfo />
+        <ThemeToggle />
+      </div>
     </nav>
   );
 }

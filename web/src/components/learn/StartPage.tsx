@@ -1,5 +1,7 @@
-// The start page: what each write guard protects against, in a few plain sentences, with one
-// lab each; and this server, with a one-click demo bucket so every guard has something to show.
+// The start page: what ursa is, in one plain sentence; a one-click demo bucket, so every guard has
+// something to show; then what each write guard protects against, with one lab each. Each word
+// the glossary defines is linked where a block first uses it.
+import type { ComponentChildren } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import { introspection, type BucketPage, type ServerInfo } from "../../api/introspection";
 import { Resource } from "../../state/resource";
@@ -12,12 +14,13 @@ import { CwRule } from "../explainers/CwRule";
 import type { CwRuleId } from "../../learn/conditional-writes";
 import { auth } from "../../state/auth";
 import { NeedNote } from "../access/NeedNote";
+import { Term } from "./Term";
 
 interface Guard {
   id: string;
   header: string;
   against: string;
-  text: string[];
+  text: ComponentChildren[];
   lab: { href: string; label: string };
   rules: CwRuleId[];
 }
@@ -28,8 +31,13 @@ const GUARDS: Guard[] = [
     header: "Stream-Seq",
     against: "Appends built on a stale read",
     text: [
-      "A stream keeps the last Stream-Seq it accepted, and takes an append carrying one only if the new value is bytewise greater.",
-      "Writers that send the number of events they read (a prefix count) can share one log: when two send the same count, one wins and the other gets a 409 showing the stored value, reads on, and retries.",
+      <>
+        A stream keeps the last <Term id="stream-seq" /> it accepted, and takes an append carrying one only if the new value is <Term id="bytewise" /> greater.
+      </>,
+      <>
+        Writers that send the number of events they read (a <Term id="prefix-count" />) can share one log: when two send the same count, one wins and the other gets a
+        409 showing the stored value, reads the events it missed, and retries with the new count, <Term id="n-plus-k" />.
+      </>,
       "Pad numbers to a fixed width: “10” sorts before “9”.",
     ],
     lab: { href: links.race(), label: "Race lab: writers racing for one log" },
@@ -40,8 +48,13 @@ const GUARDS: Guard[] = [
     header: "Producer-Id · Epoch · Seq",
     against: "Retries that write twice, and old owners that write late",
     text: [
-      "A producer numbers its appends. Retrying an append that was already accepted is answered as a duplicate, so a lost answer can be retried safely.",
-      "A new owner takes over with a higher epoch; once its first append is accepted, the old epoch is refused with 403.",
+      <>
+        A <Term id="producer" /> numbers its appends. Retrying an append that was already accepted is answered as a <Term id="duplicate" />, so a lost answer can be
+        retried safely.
+      </>,
+      <>
+        A new owner takes over with a higher <Term id="epoch" />; once its first append is accepted, the old epoch is refused with 403 (<Term id="fencing">fenced</Term>).
+      </>,
       "With Stream-Seq set to each fact's number, a fact is published at most once and in order, whichever owner sends it.",
     ],
     lab: { href: links.outbox(), label: "Outbox lab: a takeover, step by step" },
@@ -52,8 +65,13 @@ const GUARDS: Guard[] = [
     header: "Stream-Incarnation",
     against: "Acting on a stream that was deleted and recreated",
     text: [
-      "Every successful answer about a stream, except a DELETE's, carries a token for this incarnation of it.",
-      "Send it back, and if the stream at that URL is another one now, the server refuses with 412 and the new token, instead of applying your offsets, producer state or cache to a stranger.",
+      <>
+        Every successful answer about a stream, except a DELETE's, carries a token for this <Term id="incarnation" /> of it.
+      </>,
+      <>
+        Send it back, and if the stream at that URL is another one now, the server refuses with 412 and the new token, instead of applying your{" "}
+        <Term id="offset">offsets</Term>, producer state or cache to a stranger.
+      </>,
       "A missing stream still answers 404; only a PUT carrying a token answers 412 and creates nothing.",
     ],
     lab: { href: links.incarnation(), label: "Incarnation lab: recreate a stream under a client" },
@@ -73,8 +91,8 @@ function GuardCard({ g }: { g: Guard }) {
         <p class="against">
           <span class="muted">Protects against</span> {g.against.toLowerCase()}.
         </p>
-        {g.text.map((t) => (
-          <p key={t}>{t}</p>
+        {g.text.map((t, i) => (
+          <p key={i}>{t}</p>
         ))}
         <Link href={g.lab.href} class="lab-link">
           {g.lab.label} →
@@ -116,8 +134,9 @@ function DemoPanel({ buckets, info }: { buckets: Resource<BucketPage, null>; inf
         {!run && (
           <>
             <p>
-              One click writes four streams to a bucket named <code>{bucket}</code>: a prefix-count log with a lost race and a stale resend, an outbox published by two
-              producer epochs, a stream deleted and recreated, and a fork. Every request goes through the attempt timeline, refusals included.
+              One click writes four streams to a bucket named <code>{bucket}</code>: a <Term id="prefix-count" /> log with a lost race and a stale resend, an outbox
+              published by two producer <Term id="epoch">epochs</Term>, a stream deleted and recreated, and a <Term id="fork" />. Every request goes through the attempt
+              timeline, refusals included.
             </p>
             <div class="stack" style={{ gap: "4px" }}>
               <div>
@@ -188,14 +207,23 @@ export function StartPage() {
   const d = info.data.value;
   return (
     <>
-      <div class="page-head">
+      <div class="page-head start-head">
         <div>
           <h1>
             ursa {d && <span class="chip plain">{d.version}</span>}
           </h1>
-          <div class="sub">Streams that several writers share stay correct with three write guards. Each has a lab that runs it against this server.</div>
+          <p class="lede" data-testid="what-ursa-is">
+            ursa is an HTTP server of append-only <Term id="stream">streams</Term> that many writers and readers share: writers add to the end of a stream, and readers
+            read it from any <Term id="offset" /> or follow its <Term id="tail" /> live.
+          </p>
+          <p class="sub">
+            When several writers share one stream, three write guards keep it correct: <Term id="stream-seq" />, the <Term id="producer" /> headers and{" "}
+            <Term id="incarnation">Stream-Incarnation</Term>. Each has a lab that runs it against this server, and the <Link href={links.glossary()}>glossary</Link>{" "}
+            defines every word.
+          </p>
         </div>
       </div>
+      <DemoPanel buckets={buckets} info={d} />
       <div class="guard-cards">
         {GUARDS.map((g) => (
           <GuardCard key={g.id} g={g} />
@@ -207,9 +235,9 @@ export function StartPage() {
         </header>
         <div class="body compaction-card-body">
           <p>
-            <span class="muted">Protects against</span> <strong>losing count once the start of a stream is trimmed.</strong> A snapshot stands for everything before
-            its offset; retention then deletes those messages, and every read below the floor answers 410. New clients start from the snapshot through bootstrap, and a
-            prefix-count writer counts on from the event count the snapshot keeps.
+            <span class="muted">Protects against</span> <strong>losing count once the start of a stream is trimmed.</strong> A <Term id="snapshot" /> stands for
+            everything before its offset; <Term id="retention" /> then deletes those messages, and every read below the <Term id="floor" /> answers 410. New clients
+            start from the snapshot through <Term id="bootstrap" />, and a prefix-count writer counts on from the event count the snapshot keeps.
           </p>
           <div class="stack" style={{ gap: "4px" }}>
             <Link href={links.compaction()} class="lab-link">
@@ -219,7 +247,6 @@ export function StartPage() {
           </div>
         </div>
       </section>
-      <DemoPanel buckets={buckets} info={d} />
     </>
   );
 }

@@ -36,8 +36,9 @@ export function CreateStreamButton({ bucket, label = "Create stream" }: { bucket
   );
 }
 
-function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
-  const [bucket, setBucket] = useState(fixedBucket ?? "");
+/** `bucket`: the bucket whose page this is, prefilled. */
+function CreateStreamForm({ bucket: given }: { bucket?: string }) {
+  const [bucket, setBucket] = useState(given ?? "");
   const [name, setName] = useState("");
   const [contentType, setContentType] = useState(TYPES[0]!);
   const [lifetime, setLifetime] = useState<Lifetime>({ kind: "none" });
@@ -45,6 +46,10 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
   const [seed, setSeed] = useState(padSeq(0));
   const [result, setResult] = useState<Exchange | null>(null);
   const [sending, setSending] = useState(false);
+  // A path problem is said once a field was left with something in it, or on Create: not
+  // "Name the stream." before anything is typed.
+  const [checked, setChecked] = useState(false);
+  const check = (value: string) => value !== "" && setChecked(true);
   const problem = pathProblem(bucket, name);
   const path = problem ? "" : protocolPath(bucket, name);
   const req = createRequest({ path: path || "/…", contentType, lifetime, seed: seedOn ? seed : "" });
@@ -52,6 +57,7 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
   const need = problem ? null : auth.need("write", bucket);
   const submit = async (e: Event) => {
     e.preventDefault();
+    setChecked(true);
     if (problem || need) return;
     setSending(true);
     setResult(await browseTransport(req));
@@ -60,18 +66,29 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
   return (
     <form class="stack" style={{ gap: "10px" }} onSubmit={submit} aria-label="New stream">
       <div class="row" style={{ alignItems: "flex-end" }}>
-        {fixedBucket === undefined && (
-          <label class="field">
-            <span>Bucket</span>
-            <input class="mono" value={bucket} onInput={(e) => setBucket(e.currentTarget.value)} placeholder="e.g. orders" spellcheck={false} style={{ width: "180px" }} />
-          </label>
-        )}
+        <label class="field">
+          <span>Bucket</span>
+          <input
+            class="mono"
+            value={bucket}
+            onInput={(e) => setBucket(e.currentTarget.value)}
+            onBlur={(e) => check(e.currentTarget.value)}
+            placeholder="e.g. orders"
+            spellcheck={false}
+            style={{ width: "180px", maxWidth: "100%" }}
+            autofocus={given === undefined}
+          />
+        </label>
         <label class="field grow">
           <span>Stream ID</span>
-          <input class="mono" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. run-42" spellcheck={false} autofocus />
+          <input class="mono" value={name} onInput={(e) => setName(e.currentTarget.value)} onBlur={(e) => check(e.currentTarget.value)} placeholder="e.g. run-42" spellcheck={false} autofocus={given !== undefined} />
         </label>
       </div>
-      {problem && (bucket !== "" || name !== "") && <div class="warn-text small-line">{problem}</div>}
+      {problem && checked && (
+        <div class="warn-text small-line" role="status" data-testid="create-problem">
+          {problem}
+        </div>
+      )}
       <label class="field">
         <span>Content type</span>
         <input class="mono" list="create-types" value={contentType} onInput={(e) => setContentType(e.currentTarget.value)} />
@@ -122,9 +139,9 @@ function CreateStreamForm({ bucket: fixedBucket }: { bucket?: string }) {
           </div>
         )}
       </div>
-      <RequestPreview req={path ? req : { ...req, path: "(choose a bucket and stream ID)" }} testId="create-request-line" />
+      <RequestPreview req={path ? req : { ...req, path: `/${bucket || "(bucket)"}/${name || "(stream ID)"}` }} testId="create-request-line" />
       <div class="row">
-        <button type="submit" class="primary" disabled={!!problem || !!need || sending}>
+        <button type="submit" class="primary" disabled={!!need || sending}>
           {sending ? "Creating…" : "Create"}
         </button>
         {result?.response?.status === 201 && (

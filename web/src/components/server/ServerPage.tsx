@@ -94,7 +94,7 @@ function Metrics({ model, sync }: { model: MetricsModel; sync: string | undefine
       </dl>
       <details>
         <summary>Every metric ({model.families.value.length})</summary>
-        <table aria-label="Metrics">
+        <table aria-label="Metrics" class="card-table">
           <thead>
             <tr>
               <th>Name</th>
@@ -106,10 +106,14 @@ function Metrics({ model, sync }: { model: MetricsModel; sync: string | undefine
           <tbody>
             {model.families.value.map((f) => (
               <tr key={f.name}>
-                <td class="mono">{f.name}</td>
-                <td>{f.type}</td>
-                <td class="num mono right">{f.type === "histogram" || f.type === "summary" ? `${total(f, `${f.name}_count`).toLocaleString("en-US")} observed` : total(f).toLocaleString("en-US")}</td>
-                <td class="muted">{f.help}</td>
+                <td class="mono" data-label="Name">
+                  {f.name}
+                </td>
+                <td data-label="Type">{f.type}</td>
+                <td class="num mono right" data-label="Value">{f.type === "histogram" || f.type === "summary" ? `${total(f, `${f.name}_count`).toLocaleString("en-US")} observed` : total(f).toLocaleString("en-US")}</td>
+                <td class="muted" data-label="What it measures">
+                  {f.help}
+                </td>
               </tr>
             ))}
           </tbody>

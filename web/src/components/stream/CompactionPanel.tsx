@@ -9,6 +9,7 @@ import { links } from "../../state/router";
 import { Link } from "../common/Link";
 import { NeedNote } from "../access/NeedNote";
 import { Fact } from "./StreamFacts";
+import { Term } from "../learn/Term";
 
 export function CompactionPanel({ d, onAction }: { d: StreamDetail; onAction: (kind: "snapshot" | "retention") => void }) {
   const retained = offsetPosition(d.retained_offset) ?? 0;
@@ -31,14 +32,27 @@ export function CompactionPanel({ d, onAction }: { d: StreamDetail; onAction: (k
       </header>
       <dl class="facts compaction-facts">
         <Fact
-          label="Retained from (Stream-Retained-Offset)"
+          label={
+            <>
+              <Term id="retention">Retained</Term> from (Stream-Retained-Offset)
+            </>
+          }
           field="retained_offset"
           token
           sub={retained > 0 ? `${formatBytes(retained)} trimmed: reads below answer 410, offset=-1 too` : "nothing trimmed: offset=-1 reads from byte 0"}
         >
           {d.retained_offset}
         </Fact>
-        <Fact label="Snapshot offset (Stream-Snapshot-Offset)" field="snapshot_offset" token sub={s ? "bootstrap starts here, then the messages after it" : "none published: bootstrap sends every retained message"}>
+        <Fact
+          label={
+            <>
+              <Term id="snapshot">Snapshot</Term> offset (Stream-Snapshot-Offset)
+            </>
+          }
+          field="snapshot_offset"
+          token
+          sub={s ? <><Term id="bootstrap" /> starts here, then the messages after it</> : <>none published: <Term id="bootstrap" /> sends every retained message</>}
+        >
           {s ? s.offset : "none"}
         </Fact>
         <Fact label="Snapshot digest (BLAKE3)" field="snapshot_digest" sub="send it as Stream-Snapshot-Match to publish only over this one">

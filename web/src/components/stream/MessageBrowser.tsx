@@ -137,10 +137,17 @@ export function MessageBrowser(props: {
       {w.error.value && <div class="note bad">Read failed: {w.error.value}</div>}
       <div class="viewer-split">
         <div class="stack" style={{ gap: "6px", minWidth: 0 }}>
-          {w.hasBefore.value && (
-            <button type="button" class="small load-more" disabled={w.loading.value !== null} onClick={() => void w.loadBefore()}>
-              {w.loading.value === "before" ? "Loading…" : "↑ Load earlier messages"}
-            </button>
+          {rows.length > 0 && (
+            // Always one line, button or not: opening at the newest must not push the list down.
+            <div class="row list-edge">
+              {w.hasBefore.value ? (
+                <button type="button" class="small load-more" disabled={w.loading.value !== null} onClick={() => void w.loadBefore()}>
+                  {w.loading.value === "before" ? "Loading…" : "↑ Load earlier messages"}
+                </button>
+              ) : (
+                <span class="muted small-line">{offsetPosition(d.retained_offset) ? "The first message retention kept" : "The stream's first message"}</span>
+              )}
+            </div>
           )}
           {rows.length === 0 && w.loading.value === null && !w.error.value && (
             <div class="empty">

@@ -1,15 +1,17 @@
 // The stream's state as the server reports it, in three groups of equal weight (the guards,
 // the data, the lifetime), so no row is left half empty at any width. Each value carries
 // data-field so tests can compare it with what HEAD and the protocol headers say. The retained
-// floor and the snapshot have their own panel (CompactionPanel.tsx).
+// floor and the snapshot have their own panel (CompactionPanel.tsx). Labels link their terms to
+// the glossary.
 import type { ComponentChildren } from "preact";
 import type { StreamDetail } from "../../api/introspection";
 import { formatBytes, offsetPosition } from "../../api/offsets";
 import { age, dateTime } from "../../format";
 import { Padded } from "../browse/StreamTable";
+import { Term } from "../learn/Term";
 
 /** `token`: an offset or token that must stay on one line. */
-export function Fact({ label, field, children, sub, token }: { label: string; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
+export function Fact({ label, field, children, sub, token }: { label: ComponentChildren; field: string; children: ComponentChildren; sub?: ComponentChildren; token?: boolean }) {
   return (
     <div class="fact">
       <dt>{label}</dt>
@@ -45,10 +47,10 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
   return (
     <div class="fact-groups">
       <Group title="Write guards">
-        <Fact label="Last accepted Stream-Seq" field="last_stream_seq" sub={d.last_stream_seq === null ? "none accepted yet: any value will be" : "the next must be bytewise greater"}>
+        <Fact label={<>Last accepted <Term id="stream-seq" /></>} field="last_stream_seq" sub={d.last_stream_seq === null ? "none accepted yet: any value will be" : "the next must be bytewise greater"}>
           {d.last_stream_seq === null ? "none" : <Padded value={d.last_stream_seq} />}
         </Fact>
-        <Fact label="Incarnation (Stream-Incarnation)" field="incarnation" token sub={`created ${dateTime(d.created_at_ms)}`}>
+        <Fact label={<><Term id="incarnation">Incarnation</Term> (Stream-Incarnation)</>} field="incarnation" token sub={`created ${dateTime(d.created_at_ms)}`}>
           {d.incarnation}
         </Fact>
         <Fact
@@ -63,7 +65,7 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
         <Fact label="Content type" field="content_type">
           {d.content_type}
         </Fact>
-        <Fact label="Tail offset (Stream-Next-Offset)" field="next_offset" token sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
+        <Fact label={<><Term id="tail">Tail</Term> <Term id="offset" /> (Stream-Next-Offset)</>} field="next_offset" token sub={`${formatBytes(d.tail_offset)} · ${d.tail_offset.toLocaleString("en-US")} bytes`}>
           {d.next_offset}
         </Fact>
         <Fact label="Messages" field="message_count" sub={offsetPosition(d.retained_offset) ? "since the stream was created, trimmed ones included" : undefined}>
@@ -71,13 +73,13 @@ export function StreamFacts({ d }: { d: StreamDetail }) {
         </Fact>
       </Group>
       <Group title="Lifetime">
-        <Fact label="TTL / expiry" field="lifetime" sub={life.sub}>
+        <Fact label={<Term id="lifetime">TTL / expiry</Term>} field="lifetime" sub={life.sub}>
           {life.text}
         </Fact>
         <Fact label="Last write" field="last_write" sub={d.last_write_at_ms ? dateTime(d.last_write_at_ms) : undefined}>
           {d.last_write_at_ms ? age(d.last_write_at_ms) : "never"}
         </Fact>
-        <Fact label="Forked from" field="fork" sub={d.fork ? `at ${d.fork.offset}` : "not a fork"}>
+        <Fact label={<><Term id="fork">Forked</Term> from</>} field="fork" sub={d.fork ? `at ${d.fork.offset}` : "not a fork"}>
           {d.fork ? (d.fork.source ?? "a stream you cannot see") : "—"}
         </Fact>
       </Group>

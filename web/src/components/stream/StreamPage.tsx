@@ -163,7 +163,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
   const [dialog, setDialog] = useState<"attrs" | "snapshot" | "retention" | null>(null);
   return (
     <div class="stack">
-      <Panel title="State" flush>
+      <Panel title="State and guards" id="state" flush>
         <StreamFacts d={d} />
       </Panel>
       <div class="stream-mid">
