@@ -239,7 +239,9 @@ export function dispatcher(table: Routes, unmatched: (req: Request) => Response)
   const match = (method: string, raw: string): Match => {
     const segments = raw.length === 1 ? [] : raw.slice(1).split("/");
     const family = method === "OPTIONS" ? FAMILY.preflight : -1;
-    for (const [row] of router.match("ALL", raw)[0] as [Row, unknown][]) {
+    const found = router.match("ALL", raw)[0] as [Row, unknown][];
+    for (let i = 0; i < found.length; i++) {
+      const row = found[i]![0];
       // Hono's `*` also takes the bare prefix (`/ui/*` matches `/ui`); a rest row here needs a
       // segment more, so the next matching row answers.
       if (row.rest && segments.length <= row.fixed) continue;
