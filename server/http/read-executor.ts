@@ -1,13 +1,15 @@
-// The one way a stream read runs, for catch-up, long-poll and SSE: load what the read decision
-// (protocol/read.ts) needs, ask it, apply what it decides (the TTL renewal), and take the bytes, from
-// a segment file when one holds them, else from the store in steps (stepped-read.ts). HTTP parses
-// the request and renders what this returns; the live layer fans wakes out.
+// The one way a stream read runs, for catch-up, long-poll, SSE, HEAD and bootstrap: load what the
+// read decision (protocol/read.ts, protocol/bootstrap.ts) needs, ask it, apply what it decides
+// (the TTL renewal), and take the bytes, from a segment file when one holds them, else from the
+// store in steps (stepped-read.ts). HTTP parses the request and renders what this returns; the
+// live layer fans wakes out, asking decideWake at each.
 
-import type { ProtocolError } from "../protocol/errors";
-import { decideBoundary, decideRead, decideWake, type ReadPlan, type ReadRequest, type ServePlan } from "../protocol/read";
+import { bootstrapStart, BOOTSTRAP_MAX_BYTES } from "../protocol/bootstrap";
+import { isProtocolError, type ProtocolError } from "../protocol/errors";
+import { checkAddressed, decideBoundary, decideRead, decideWake, type ReadPlan, type ReadRequest, type ServePlan } from "../protocol/read";
 import type { StreamState } from "../protocol/state";
 import type { LiveHub } from "../live/hub";
-import type { FileSpan, ReadSlice, Store } from "../storage/store";
+import type { FileSpan, ReadSlice, SnapshotReader, Store } from "../storage/store";
 import { readInSteps } from "./stepped-read";
 
 /** A GET's plan: 404, 410, 416 and 412 from the state, then an offset inside a JSON message; a served read renews the TTL (spec §7.1). */
@@ -60,5 +62,36 @@ export async function waitPastTail(w: LongPollWait): Promise<LongPollEnd> {
     const plan = decideWake(w.state.id, now, w.start, w.incarnation);
     if (typeof plan !== "string") return plan;
     if (plan === "serve" || now!.closed || wake !== "changed") return now!;
+  }
+}
+
+/** HEAD's plan: existence, then the incarnation; it reads no bytes and renews nothing (spec §2.8, §7.1). */
+export async function planHead(store: Store, key: string, incarnation: string | null): Promise<ProtocolError | StreamState> {
+  return checkAddressed(await store.get(key), incarnation);
+}
+
+/** What a bootstrap serves: the state, its snapshot pinned (null without one, or for a HEAD), and the messages after it. */
+export interface BootstrapRead {
+  state: StreamState;
+  snapshot: SnapshotReader | null;
+  messages: ReadSlice;
+}
+
+/**
+ * A bootstrap (spec §2.18): the snapshot is pinned in the same turn as the state is read, so a
+ * newer publish or retention changes nothing of it; the messages from its offset are then read
+ * in steps, as a catch-up's are. A GET renews the TTL; a HEAD does not (spec §7.1).
+ */
+export async function runBootstrap(store: Store, key: string, incarnation: string | null, head: boolean): Promise<ProtocolError | BootstrapRead> {
+  const state = checkAddressed(await store.get(key), incarnation);
+  if (isProtocolError(state)) return state;
+  const snapshot = state.snapshot && !head ? await store.openSnapshot(state.snapshot) : null;
+  try {
+    const messages = await readInSteps(store, state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
+    if (!head) await store.renewTtl(key);
+    return { state, snapshot, messages };
+  } catch (error) {
+    snapshot?.release();
+    throw error;
   }
 }
