@@ -13,9 +13,9 @@ import type { FileSpan, ReadSlice, SnapshotReader, Store } from "../storage/stor
 import { readInSteps } from "./stepped-read";
 
 /** A GET's plan: 404, 410, 416 and 412 from the state, then an offset inside a JSON message; a served read renews the TTL (spec §7.1). */
-export async function planRead(store: Store, key: string, req: ReadRequest): Promise<ReadPlan> {
+export async function planRead(store: Store, key: string, req: ReadRequest, incarnation: string | null): Promise<ReadPlan> {
   const state = await store.get(key);
-  let plan = decideRead(state, req);
+  let plan = decideRead(state, req, incarnation);
   if (plan.kind === "error") return plan;
   if (plan.arrayMode) plan = decideBoundary(plan, await store.isMessageStart(plan.state, plan.start));
   if (plan.kind === "serve") await store.renewTtl(key);

@@ -30,7 +30,7 @@ export async function readStream(deps: AppDeps, req: Request, path: StreamPath, 
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
   const q = query.value;
-  const plan = await planRead(deps.store, path.key, { offset: q.offset, ndjson: q.ndjson, maxBytes: q.maxBytes, incarnation: incarnation.value });
+  const plan = await planRead(deps.store, path.key, q, incarnation.value);
   if (plan.kind === "error") return renderError(plan);
   if (q.live === "sse") return sse(deps, req, path, plan, q, credentialLeftMs);
   if (q.live === "long-poll") return longPoll(deps, req, path, plan, q, incarnation.value, credentialLeftMs);

@@ -2,68 +2,68 @@ import { describe, expect, test } from "bun:test";
 import { catchUpEtag, decideBoundary, decideRead, decideWake, headEtag, notModified, READ_MAX_BYTES, type ReadRequest } from "./read";
 import { streamState } from "./testing-state";
 
-const request = (overrides: Partial<ReadRequest> = {}): ReadRequest => ({ offset: { kind: "start" }, ndjson: false, maxBytes: null, incarnation: null, ...overrides });
+const request = (overrides: Partial<ReadRequest> = {}): ReadRequest => ({ offset: { kind: "start" }, ndjson: false, maxBytes: null, ...overrides });
 const at = (position: number) => ({ kind: "position" as const, position });
 
 describe("decideRead: where a read starts and which refusal wins (spec §4.1, §5.4)", () => {
   test("404 for a stream that does not exist, whatever else the request says", () => {
-    expect(decideRead(undefined, request({ offset: at(99), incarnation: "1" }))).toMatchObject({ kind: "error", code: "STREAM_NOT_FOUND" });
+    expect(decideRead(undefined, request({ offset: at(99) }), "1")).toMatchObject({ kind: "error", code: "STREAM_NOT_FOUND" });
   });
 
   test("a soft-deleted stream is refused as deleted, not read from its forks' bytes", () => {
-    expect(decideRead(streamState({ softDeleted: true }), request())).toMatchObject({ kind: "error", code: "STREAM_SOFT_DELETED" });
+    expect(decideRead(streamState({ softDeleted: true }), request(), null)).toMatchObject({ kind: "error", code: "STREAM_SOFT_DELETED" });
   });
 
   test("[CW] 410 below the retained floor, offset=-1 included, naming the floor", () => {
     const s = streamState({ retained: 4, tail: 10 });
-    expect(decideRead(s, request())).toMatchObject({ kind: "error", code: "STREAM_GONE", context: { nextOffset: 4, earliestOffset: 4 } });
-    expect(decideRead(s, request({ offset: at(3) }))).toMatchObject({ code: "STREAM_GONE" });
-    expect(decideRead(s, request({ offset: at(4) }))).toMatchObject({ kind: "serve", start: 4 });
+    expect(decideRead(s, request(), null)).toMatchObject({ kind: "error", code: "STREAM_GONE", context: { nextOffset: 4, earliestOffset: 4 } });
+    expect(decideRead(s, request({ offset: at(3) }), null)).toMatchObject({ code: "STREAM_GONE" });
+    expect(decideRead(s, request({ offset: at(4) }), null)).toMatchObject({ kind: "serve", start: 4 });
   });
 
   test("416 beyond the tail, naming the tail", () => {
-    expect(decideRead(streamState({ tail: 5 }), request({ offset: at(6) }))).toMatchObject({ kind: "error", code: "OFFSET_OUT_OF_RANGE", context: { nextOffset: 5 } });
+    expect(decideRead(streamState({ tail: 5 }), request({ offset: at(6) }), null)).toMatchObject({ kind: "error", code: "OFFSET_OUT_OF_RANGE", context: { nextOffset: 5 } });
   });
 
   test("[CW] 410 and 416 win over 412", () => {
     const s = streamState({ tail: 5, retained: 2, incarnation: "2" });
-    expect(decideRead(s, request({ offset: at(1), incarnation: "1" }))).toMatchObject({ code: "STREAM_GONE" });
-    expect(decideRead(s, request({ offset: at(6), incarnation: "1" }))).toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
+    expect(decideRead(s, request({ offset: at(1) }), "1")).toMatchObject({ code: "STREAM_GONE" });
+    expect(decideRead(s, request({ offset: at(6) }), "1")).toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
   });
 
   test("[CW] 412 when the named incarnation is not the stream's", () => {
-    expect(decideRead(streamState({ incarnation: "2" }), request({ incarnation: "1" }))).toMatchObject({ code: "STREAM_INCARNATION_MISMATCH" });
-    expect(decideRead(streamState({ incarnation: "2" }), request({ incarnation: "2" }))).toMatchObject({ kind: "serve" });
+    expect(decideRead(streamState({ incarnation: "2" }), request(), "1")).toMatchObject({ code: "STREAM_INCARNATION_MISMATCH" });
+    expect(decideRead(streamState({ incarnation: "2" }), request(), "2")).toMatchObject({ kind: "serve" });
   });
 
   test("offset=now starts at the tail", () => {
-    expect(decideRead(streamState({ tail: 7 }), request({ offset: { kind: "now" } }))).toMatchObject({ kind: "serve", start: 7 });
+    expect(decideRead(streamState({ tail: 7 }), request({ offset: { kind: "now" } }), null)).toMatchObject({ kind: "serve", start: 7 });
   });
 
   test("max_bytes is clamped to the most one response carries (spec §8.1)", () => {
-    expect(decideRead(streamState(), request({ maxBytes: 3 }))).toMatchObject({ limit: 3 });
-    expect(decideRead(streamState(), request({ maxBytes: READ_MAX_BYTES + 1 }))).toMatchObject({ limit: READ_MAX_BYTES });
-    expect(decideRead(streamState(), request())).toMatchObject({ limit: READ_MAX_BYTES });
+    expect(decideRead(streamState(), request({ maxBytes: 3 }), null)).toMatchObject({ limit: 3 });
+    expect(decideRead(streamState(), request({ maxBytes: READ_MAX_BYTES + 1 }), null)).toMatchObject({ limit: READ_MAX_BYTES });
+    expect(decideRead(streamState(), request(), null)).toMatchObject({ limit: READ_MAX_BYTES });
   });
 
   test("a JSON stream is read as an array unless NDJSON is asked for; other types never are", () => {
-    expect(decideRead(streamState({ contentType: "application/json" }), request())).toMatchObject({ arrayMode: true });
-    expect(decideRead(streamState({ contentType: "application/json" }), request({ ndjson: true }))).toMatchObject({ arrayMode: false });
-    expect(decideRead(streamState({ contentType: "text/plain" }), request())).toMatchObject({ arrayMode: false });
+    expect(decideRead(streamState({ contentType: "application/json" }), request(), null)).toMatchObject({ arrayMode: true });
+    expect(decideRead(streamState({ contentType: "application/json" }), request({ ndjson: true }), null)).toMatchObject({ arrayMode: false });
+    expect(decideRead(streamState({ contentType: "text/plain" }), request(), null)).toMatchObject({ arrayMode: false });
   });
 
   test("the plan carries the state it was decided on", () => {
     const s = streamState();
-    expect(decideRead(s, request())).toMatchObject({ state: s });
+    expect(decideRead(s, request(), null)).toMatchObject({ state: s });
   });
 });
 
 describe("decideBoundary: an array read starts on a message (spec §4.2)", () => {
   test("an offset inside a JSON message is refused, after every other refusal", () => {
-    const plan = decideRead(streamState(), request({ offset: at(3) }));
+    const plan = decideRead(streamState(), request({ offset: at(3) }), null);
     expect(decideBoundary(plan, false)).toMatchObject({ kind: "error", code: "INVALID_OFFSET" });
     expect(decideBoundary(plan, true)).toBe(plan);
-    const refused = decideRead(undefined, request());
+    const refused = decideRead(undefined, request(), null);
     expect(decideBoundary(refused, false)).toBe(refused);
   });
 });

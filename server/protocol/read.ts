@@ -47,13 +47,12 @@ export function readLimit(maxBytes: number | null): number {
   return maxBytes === null ? READ_MAX_BYTES : Math.min(maxBytes, READ_MAX_BYTES);
 }
 
-/** A read as the client asked for it, once parsed (http/read-query.ts). */
+/** A read as the client asked for it, once parsed (http/read-query.ts's ReadQuery is one). */
 export interface ReadRequest {
   offset: OffsetInput;
   /** `format=ndjson` (or its Accept): a JSON stream's messages as lines, not an array. */
   ndjson: boolean;
   maxBytes: number | null;
-  incarnation: string | null;
 }
 
 /**
@@ -73,8 +72,8 @@ export interface ServePlan {
 }
 
 /** The first decision of a GET: existence, then where it starts, then the incarnation (planReadStart). */
-export function decideRead(state: StreamState | undefined, req: ReadRequest): ReadPlan {
-  const start = planReadStart(state, req.offset, req.incarnation);
+export function decideRead(state: StreamState | undefined, req: ReadRequest, incarnation: string | null): ReadPlan {
+  const start = planReadStart(state, req.offset, incarnation);
   if (typeof start !== "number") return start;
   return { kind: "serve", state: state!, start, limit: readLimit(req.maxBytes), arrayMode: isJsonType(state!.contentType) && !req.ndjson };
 }
