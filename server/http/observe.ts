@@ -1,5 +1,5 @@
-// Every response, fitted to its request's method (error-map.ts answerTo), counted and (when its
-// level is on) logged. At the default level nothing is
+// Every response, fitted to its request's method (error-map.ts answerTo), counted under the family
+// of the route its request took (router.ts) and (when its level is on) logged. At the default level nothing is
 // logged for a request that succeeds or that the client got wrong (4xx): one line per request at
 // 20k appends/s would bury everything else. --log-level debug logs each request; 5xx responses are
 // logged at warn, at most one line per error code every ten seconds, with a count of the rest.
