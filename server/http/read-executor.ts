@@ -9,6 +9,7 @@ import { isProtocolError, type ProtocolError } from "../protocol/errors";
 import { checkAddressed, decideBoundary, decideRead, decideWake, type ReadPlan, type ReadRequest, type ServePlan } from "../protocol/read";
 import type { StreamState } from "../protocol/state";
 import type { LiveHub } from "../live/hub";
+import type { LiveReads } from "../live/sse-payload";
 import type { FileSpan, ReadSlice, SnapshotReader, Store } from "../storage/store";
 import { readInSteps } from "./stepped-read";
 
@@ -63,6 +64,11 @@ export async function waitPastTail(w: LongPollWait): Promise<LongPollEnd> {
     if (typeof plan !== "string") return plan;
     if (plan === "serve" || now!.closed || wake !== "changed") return now!;
   }
+}
+
+/** What an SSE session reads between wakes: the state of the stream at `key`, and one bounded step of its bytes (the session sends one per turn). */
+export function liveReads(store: Store, key: string): LiveReads {
+  return { state: () => store.get(key), slice: (state, start, limit, whole) => store.readRange(state, start, limit, whole) };
 }
 
 /** HEAD's plan: existence, then the incarnation; it reads no bytes and renews nothing (spec §2.8, §7.1). */

@@ -14,7 +14,7 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import type { StreamPath } from "./paths";
-import { catchUpBytes, planHead, planRead, waitPastTail } from "./read-executor";
+import { catchUpBytes, liveReads, planHead, planRead, waitPastTail } from "./read-executor";
 import { parseReadQuery, type ReadQuery } from "./read-query";
 import { jsonArrayOut, piecesOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
@@ -117,9 +117,8 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, plan: ServePlan, q: 
   if (mode === "base64") h.set(H.sseDataEncoding, "base64");
   h.set(H.incarnation, state.incarnation);
   const body = sseBody({
-    store: deps.store,
+    reads: liveReads(deps.store, path.key),
     hub: deps.hub,
-    key: path.key,
     state,
     start,
     limitBytes: plan.limit,

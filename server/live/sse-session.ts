@@ -6,15 +6,14 @@ import { streamCursor } from "../protocol/cursor";
 import { formatOffset } from "../protocol/offsets";
 import { decideWake } from "../protocol/read";
 import type { StreamState } from "../protocol/state";
-import { READ_STEP_BYTES, type Store } from "../storage/store";
+import { READ_STEP_BYTES } from "../storage/store";
 import type { LiveHub, Subscription } from "./hub";
 import { controlEvent, dataEvent, errorEvent, HEARTBEAT, type Control } from "./sse-frames";
-import { encodeSsePayload, type SsePayload, type SsePayloadMode } from "./sse-payload";
+import { encodeSsePayload, type LiveReads, type SsePayload, type SsePayloadMode } from "./sse-payload";
 
 export interface SseSessionOptions {
-  store: Store;
+  reads: LiveReads;
   hub: LiveHub;
-  key: string;
   state: StreamState;
   start: number;
   limitBytes: number;
@@ -147,7 +146,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
   for (;;) {
     if (signal.aborted) return;
     // Deleted, or overtaken by retention (spec §3.4): the session ends with the refusal's reason.
-    const now = await o.store.get(o.key);
+    const now = await o.reads.state();
     const woke = decideWake(id, now, offset, null);
     if (typeof woke !== "string") {
       send(errorEvent(woke.message));
@@ -155,7 +154,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
     }
     const state = now!;
     if (woke === "serve") {
-      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await encodeSsePayload(o.store, state, offset, step, o.mode));
+      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await encodeSsePayload(o.reads, state, offset, step, o.mode));
       if (payload.end > offset) {
         const p = controlPoint(state, payload.end);
         send(dataAndControl(payload, p, o.cursor));
@@ -181,7 +180,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
     if (wake === "aborted") return;
     if (wake === "shutdown" || (wake === "timeout" && Date.now() >= deadline)) {
       // A final control without streamClosed: the client resumes from it (spec §4.4 lifetime).
-      const last = await o.store.get(o.key);
+      const last = await o.reads.state();
       send(controlText(controlPoint(last && last.id === id ? last : state, offset), o.cursor));
       return;
     }
