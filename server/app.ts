@@ -16,25 +16,20 @@ import { pathStart } from "./protocol/paths";
 import { surfaceOf } from "./http/security/cors";
 import { Gate } from "./http/security/gate";
 import { DEFAULT_SECURITY } from "./http/security/options";
-import { dispatcher, Routes } from "./http/router";
+import { dispatcher, Routes, type Match } from "./http/router";
 import { streamRoutes } from "./http/stream-routes";
 import { StorageFault } from "./storage/write-health";
 
-/** The whole HTTP surface: `fetch` for Bun.serve, `request` for tests (a URL and RequestInit). */
+/** The whole HTTP surface: `fetch` for Bun.serve, `request` for tests (a URL and RequestInit), and the route a request takes. */
 export interface App {
   fetch(req: Request): Response | Promise<Response>;
   request(url: string, init?: RequestInit): Response | Promise<Response>;
+  route(method: string, raw: string): Match;
 }
 
 export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
   const gate = new Gate(deps.security ?? DEFAULT_SECURITY);
-  const admin = new Routes("/__ursula")
-    .routes(opsRoutes(deps))
-    .routes(introspectionRoutes(deps, gate))
-    .routes(readerRoutes(deps))
-    .all("/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
-  const routes = new Routes().routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(streamRoutes(deps, (req) => gate.credentialLeftMs(req)));
-  const serve = dispatcher(routes, () => renderError(protocolError("NOT_FOUND", "no such route")));
+  const router = dispatcher(appRoutes(deps, gate, webRoot), () => renderError(protocolError("NOT_FOUND", "no such route")));
 
   // A disk that refuses writes (full, read-only, failing) refuses them until it takes them again;
   // it is said in the log once a minute, not with a stack per refused write. Damaged pages are
@@ -73,7 +68,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
   };
 
   const shares = new ClientShares(deps.limits.maxRequestsPerClient);
-  const handle = (req: Request, raw: string): Response | Promise<Response> => {
+  const handle = (req: Request, route: Match): Response | Promise<Response> => {
     // Each request holds a connection, and so a file descriptor, until it is answered: past the
     // cap it is answered at once, and the connection closed, so descriptors never run out.
     if (deps.inFlight() > deps.limits.maxConnections) {
@@ -85,7 +80,7 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
     }
     let answer: Response | Promise<Response>;
     try {
-      answer = admitAndServe(req, raw);
+      answer = admitAndServe(req, route);
     } catch (error) {
       shares.leave(client);
       throw error;
@@ -116,22 +111,33 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
     return res;
   };
 
-  const admitAndServe = (req: Request, raw: string): Response | Promise<Response> => {
+  const admitAndServe = (req: Request, route: Match): Response | Promise<Response> => {
     // Bun builds the request URL from the Host header without checking it, and a URL that does
     // not parse broke every handler that reads it. An invalid Host is a malformed request (RFC 9112 §3.2),
     // and so are two of them, which Bun joins with a comma while the URL takes the first.
     if (!URL.canParse(req.url)) return renderError(protocolError("BAD_REQUEST", "the Host header is not a valid host[:port]"));
     if (req.headers.get(H.host)?.includes(",")) return renderError(protocolError("BAD_REQUEST", "a request carries exactly one Host header, naming one host[:port]"));
+    const { raw } = route;
     const start = pathStart(req.url);
     const surface = surfaceOf(raw);
     // Host, cross-origin and access checks (security/gate.ts), in front of every route.
     const admitted = gate.admit(req, raw, start, surface);
-    if (admitted === undefined) return gate.finish(req, surface, serve(req, raw));
+    if (admitted === undefined) return gate.finish(req, surface, router.serve(req, route));
     if (admitted instanceof Response) return gate.finish(req, surface, admitted);
-    return gate.finish(req, surface, admitted.then((refused) => refused ?? serve(req, raw)));
+    return gate.finish(req, surface, admitted.then((refused) => refused ?? router.serve(req, route)));
   };
-  const fetch = observed(deps, handle, failed);
-  return { fetch, request: (url, init) => fetch(new Request(url, init)) };
+  const fetch = observed(deps, router.match, handle, failed);
+  return { fetch, request: (url, init) => fetch(new Request(url, init)), route: router.match };
+}
+
+/** The whole route table: the console, the admin API, buckets and streams. */
+export function appRoutes(deps: AppDeps, gate: Gate, webRoot = WEB_ROOT): Routes {
+  const admin = new Routes("admin", "/__ursula")
+    .routes(opsRoutes(deps))
+    .routes(introspectionRoutes(deps, gate))
+    .routes(readerRoutes(deps))
+    .all("/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
+  return new Routes("other").routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(streamRoutes(deps, (req) => gate.credentialLeftMs(req)));
 }
 
 /** How long a refused request's body may go on arriving, read and dropped, before its connection closes. */

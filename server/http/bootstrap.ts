@@ -1,22 +1,21 @@
 // GET /{bucket}/{stream}/bootstrap (spec §2.18): one multipart/mixed answer holding the snapshot
-// and the messages after it, streamed out as the client takes it. Its snapshot is pinned in the
-// same turn as the stream's state is read, so a newer publish or retention while it streams
-// changes nothing of it. Its messages (at most 8 MiB and a message) are then read in steps, a
-// turn of the event loop between them, as a catch-up's are (stepped-read.ts): a retention that
-// commits meanwhile can only end them early, and Stream-Next-Offset says where they end.
+// and the messages after it, streamed out as the client takes it. What it holds is read by the
+// read executor (read-executor.ts runBootstrap): the snapshot pinned with the state, so a newer
+// publish or retention while it streams changes nothing of it, and the messages (at most 8 MiB and
+// a message) in steps, so a retention that commits meanwhile can only end them early, and
+// Stream-Next-Offset says where they end.
 
-import { bootstrapEnd, bootstrapStart, BOOTSTRAP_MAX_BYTES } from "../protocol/bootstrap";
+import { bootstrapEnd } from "../protocol/bootstrap";
 import { DEFAULT_CONTENT_TYPE, isJsonType } from "../protocol/content-type";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatOffset } from "../protocol/offsets";
-import { checkAddressed } from "../protocol/read";
 import type { SnapshotReader } from "../storage/store";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import { closeDelimiter, contains, NeedleScanner, PART_END, partHead, randomBoundary } from "./multipart";
 import type { StreamPath } from "../protocol/paths";
-import { readInSteps } from "./stepped-read";
+import { runBootstrap } from "./read-executor";
 import { PieceWriter, writtenOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
@@ -31,17 +30,9 @@ export async function bootstrap(deps: AppDeps, req: Request, path: StreamPath, h
   }
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const checked = checkAddressed(await deps.store.get(path.key), incarnation.value);
-  if (isProtocolError(checked)) return renderError(checked);
-  const state = checked;
-  const reader = state.snapshot && !head ? await deps.store.openSnapshot(state.snapshot) : null;
-  let slice;
-  try {
-    slice = await readInSteps(deps.store, state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
-  } catch (error) {
-    reader?.release();
-    throw error;
-  }
+  const read = await runBootstrap(deps.store, path.key, incarnation.value, head);
+  if (isProtocolError(read)) return renderError(read);
+  const { state, snapshot: reader, messages: slice } = read;
   const end = bootstrapEnd(state, slice.end);
   // A JSON message is stored with its LF; its part is the message text alone.
   const messages = isJsonType(state.contentType) ? slice.chunks.map((m) => m.subarray(0, m.length - 1)) : slice.chunks;
@@ -60,7 +51,6 @@ export async function bootstrap(deps: AppDeps, req: Request, path: StreamPath, h
   h.set(H.incarnation, state.incarnation);
   const parts = { boundary, snapshotType, contentType: state.contentType, messages };
   if (head) return new Response(null, { status: 200, headers: h });
-  await deps.store.renewTtl(path.key);
   return new Response(bootstrapBody(parts, reader, req.signal), { status: 200, headers: h });
 }
 

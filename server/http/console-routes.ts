@@ -24,7 +24,7 @@ const ENCODINGS = [
 ] as const;
 
 export function consoleRoutes(webRoot: string): Routes {
-  const app = new Routes();
+  const app = new Routes("console");
   // Which precompressed files exist, learned once per file the console has (a bounded set).
   const precompressed = new Map<string, boolean>();
   const hasFile = async (path: string) => {

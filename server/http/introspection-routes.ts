@@ -31,7 +31,7 @@ import { nextReadTurn } from "./read-turns";
 import { Routes } from "./router";
 
 export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
-  const app = new Routes();
+  const app = new Routes("admin");
 
   app.get("/api/whoami", (c) => {
     const p = gate.principal(c.req.raw);

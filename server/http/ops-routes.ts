@@ -25,7 +25,7 @@ export function unreadyReason(deps: AppDeps): string | null {
 }
 
 export function opsRoutes(deps: AppDeps): Routes {
-  const app = new Routes();
+  const app = new Routes("admin");
 
   app.get("/health", () => json({ status: "ok" }));
 

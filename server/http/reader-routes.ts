@@ -26,7 +26,7 @@ import { Routes } from "./router";
 export const BEHIND_MESSAGES_CAP = 1000;
 
 export function readerRoutes(deps: AppDeps, now: () => number = Date.now): Routes {
-  const app = new Routes();
+  const app = new Routes("admin");
   app.get("/api/streams/:bucket/:stream/readers", async (c) => {
     const state = await liveStream(deps.store, c.req.param("bucket"), c.req.param("stream"));
     if ("code" in state) return renderError(state);

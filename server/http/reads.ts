@@ -1,11 +1,12 @@
-// GET (catch-up, long-poll, SSE) and HEAD on a stream (spec §2.7, §2.8, §4).
+// GET (catch-up, long-poll, SSE) and HEAD on a stream (spec §2.7, §2.8, §4): parsed here, planned
+// and run by read-executor.ts, rendered here.
 
 import { isJsonType, isSseTextType } from "../protocol/content-type";
 import { streamCursor } from "../protocol/cursor";
 import { isProtocolError, protocolError } from "../protocol/errors";
 import { formatRfc3339 } from "../protocol/lifetime";
 import { formatOffset } from "../protocol/offsets";
-import { belowFloor, checkAddressed, planReadStart, readLimit } from "../protocol/read";
+import { catchUpEtag, headEtag, notModified, type ServePlan } from "../protocol/read";
 import type { StreamState } from "../protocol/state";
 import type { SsePayloadMode } from "../live/sse-payload";
 import { sseBody } from "../live/sse-session";
@@ -13,8 +14,8 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import type { StreamPath } from "../protocol/paths";
+import { catchUpBytes, liveReads, planHead, planRead, waitPastTail } from "./read-executor";
 import { parseReadQuery, type ReadQuery } from "./read-query";
-import { readInSteps } from "./stepped-read";
 import { jsonArrayOut, piecesOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
 
@@ -28,28 +29,23 @@ export async function readStream(deps: AppDeps, req: Request, path: StreamPath, 
   if (!query.ok) return renderError(query.error);
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const state = await deps.store.get(path.key);
-  const start = planReadStart(state, query.value.offset, incarnation.value);
-  if (isProtocolError(start)) return renderError(start);
-  const arrayMode = isJsonType(state!.contentType) && !query.value.ndjson;
-  if (arrayMode && !(await deps.store.isMessageStart(state!, start))) {
-    return renderError(protocolError("INVALID_OFFSET", "offset falls inside a JSON message"));
-  }
-  await deps.store.renewTtl(path.key);
   const q = query.value;
-  if (q.live === "sse") return sse(deps, req, path, state!, start, q, credentialLeftMs);
-  if (q.live === "long-poll") return longPoll(deps, req, path, state!, start, q, arrayMode, incarnation.value, credentialLeftMs);
-  return await catchUp(req, deps, state!, start, q, arrayMode, q.offset.kind === "now");
+  const plan = await planRead(deps.store, path.key, q, incarnation.value);
+  if (plan.kind === "error") return renderError(plan);
+  if (q.live === "sse") return sse(deps, req, path, plan, q, credentialLeftMs);
+  if (q.live === "long-poll") return longPoll(deps, req, path, plan, q, incarnation.value, credentialLeftMs);
+  return await catchUp(req, deps, plan.state, plan, q, q.offset.kind === "now");
 }
 
 function representation(state: StreamState, arrayMode: boolean): string {
   return isJsonType(state.contentType) && !arrayMode ? "application/x-ndjson" : state.contentType;
 }
 
-async function catchUp(req: Request, deps: AppDeps, state: StreamState, start: number, q: ReadQuery, arrayMode: boolean, now: boolean, cursor = false): Promise<Response> {
-  // Bytes a segment file holds are sent from the file (sendfile, no copy); any others from rows.
-  const file = arrayMode ? null : (deps.store.fileSpan?.(state, start, readLimit(q.maxBytes)) ?? null);
-  const slice = file ? { chunks: [], end: file.end } : await readInSteps(deps.store, state, start, readLimit(q.maxBytes), arrayMode);
+/** `state` is the plan's, or the newer one a long-poll woke to. */
+async function catchUp(req: Request, deps: AppDeps, state: StreamState, plan: ServePlan, q: ReadQuery, now: boolean, cursor = false): Promise<Response> {
+  const { start, arrayMode } = plan;
+  const bytes = catchUpBytes(deps.store, state, start, plan);
+  const slice = bytes instanceof Promise ? await bytes : bytes;
   const h = baseHeaders();
   h.set(H.contentType, representation(state, arrayMode));
   h.set(H.nextOffset, formatOffset(slice.end));
@@ -61,61 +57,29 @@ async function catchUp(req: Request, deps: AppDeps, state: StreamState, start: n
   else if (cursor) h.set(H.cursor, streamCursor(Date.now(), q.cursor));
   // offset=now answers the position, not a cacheable range: no ETag (spec §4.6).
   if (!now) {
-    const etag = `"${state.incarnation}:${start}:${slice.end}:${arrayMode ? "a" : "b"}${closed ? ":c" : ""}"`;
+    const etag = catchUpEtag(state, start, slice.end, arrayMode, closed);
     h.set(H.etag, etag);
-    if (matches(req.headers.get(H.ifNoneMatch), etag)) return new Response(null, { status: 304, headers: h });
+    if (notModified(req.headers.get(H.ifNoneMatch), etag)) return new Response(null, { status: 304, headers: h });
   }
   // Written out from the rows as they are held (stream-out.ts), never joined into one array first.
-  const body = file ? file.body : arrayMode ? jsonArrayOut(slice.chunks) : piecesOut(slice.chunks);
+  const body = "body" in slice ? slice.body : arrayMode ? jsonArrayOut(slice.chunks) : piecesOut(slice.chunks);
   return new Response(body, { status: 200, headers: h });
 }
 
-function matches(ifNoneMatch: string | null, etag: string): boolean {
-  if (ifNoneMatch === null) return false;
-  return ifNoneMatch.split(",").some((t) => {
-    const v = t.trim();
-    return v === "*" || v === etag || v === `W/${etag}`;
-  });
-}
-
-async function longPoll(
-  deps: AppDeps,
-  req: Request,
-  path: StreamPath,
-  initial: StreamState,
-  start: number,
-  q: ReadQuery,
-  arrayMode: boolean,
-  incarnation: string | null,
-  credentialLeftMs: number | null,
-): Promise<Response> {
-  let state = initial;
+async function longPoll(deps: AppDeps, req: Request, path: StreamPath, plan: ServePlan, q: ReadQuery, incarnation: string | null, credentialLeftMs: number | null): Promise<Response> {
+  const { start } = plan;
+  let state = plan.state;
   if (start === state.tail && !state.closed) {
     const client = deps.clientAddress(req);
     const refused = liveRefusal(deps, client);
     if (refused) return refused;
     deps.closeIdleAfter(req, 0);
     const deadline = Date.now() + within(q.timeoutMs ?? deps.limits.longPollTimeoutMs, credentialLeftMs);
-    const place = { bucket: state.bucket, offset: start, startedAtMs: Date.now() };
-    for (;;) {
-      const remaining = deadline - Date.now();
-      const wake = remaining > 0 ? await deps.hub.wait(state.id, remaining, req.signal, client, place) : "timeout";
-      const now = await deps.store.get(path.key);
-      if (!now || now.id !== state.id || now.softDeleted) {
-        // The stream this reader waited on is gone: a recreated one is not a continuation.
-        if (now && !now.softDeleted && incarnation !== null) {
-          return renderError(protocolError("STREAM_INCARNATION_MISMATCH", "the stream was deleted and recreated while you waited", { incarnation: now.incarnation, nextOffset: now.tail }));
-        }
-        return renderError(protocolError("STREAM_NOT_FOUND", "the stream was deleted while you waited"));
-      }
-      state = now;
-      // Retention that overtook the reader while it waited (spec §3.4): its offset is gone.
-      const gone = belowFloor(state, start);
-      if (gone) return renderError(gone);
-      if (state.tail > start || state.closed || wake !== "changed") break;
-    }
+    const woke = await waitPastTail({ hub: deps.hub, store: deps.store, key: path.key, state, start, incarnation, deadline, signal: req.signal, client });
+    if (isProtocolError(woke)) return renderError(woke);
+    state = woke;
   }
-  if (state.tail > start) return catchUp(req, deps, state, start, q, arrayMode, false, true);
+  if (state.tail > start) return catchUp(req, deps, state, plan, q, false, true);
   const h = baseHeaders();
   h.set(H.nextOffset, formatOffset(state.tail));
   h.set(H.upToDate, "true");
@@ -139,7 +103,8 @@ function liveRefusal(deps: AppDeps, client: string): Response | null {
 
 const within = (ms: number, credentialLeftMs: number | null) => (credentialLeftMs === null ? ms : Math.min(ms, credentialLeftMs));
 
-function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, start: number, q: ReadQuery, credentialLeftMs: number | null): Response {
+function sse(deps: AppDeps, req: Request, path: StreamPath, plan: ServePlan, q: ReadQuery, credentialLeftMs: number | null): Response {
+  const { state, start } = plan;
   const client = deps.clientAddress(req);
   const refused = liveRefusal(deps, client);
   if (refused) return refused;
@@ -152,12 +117,11 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, 
   if (mode === "base64") h.set(H.sseDataEncoding, "base64");
   h.set(H.incarnation, state.incarnation);
   const body = sseBody({
-    store: deps.store,
+    reads: liveReads(deps.store, path.key),
     hub: deps.hub,
-    key: path.key,
     state,
     start,
-    limitBytes: readLimit(q.maxBytes),
+    limitBytes: plan.limit,
     mode,
     cursor: q.cursor,
     heartbeatMs: deps.limits.sseHeartbeatMs,
@@ -173,9 +137,8 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, state: StreamState, 
 export async function headStream(deps: AppDeps, req: Request, path: StreamPath): Promise<Response> {
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
-  const checked = checkAddressed(await deps.store.get(path.key), incarnation.value);
-  if (isProtocolError(checked)) return renderError(checked);
-  const s = checked;
+  const s = await planHead(deps.store, path.key, incarnation.value);
+  if (isProtocolError(s)) return renderError(s);
   const h = baseHeaders();
   h.set(H.contentType, s.contentType);
   h.set(H.nextOffset, formatOffset(s.tail));
@@ -189,9 +152,7 @@ export async function headStream(deps: AppDeps, req: Request, path: StreamPath):
     h.set(H.snapshotOffset, formatOffset(s.snapshot.offset));
     h.set(H.snapshotDigest, s.snapshot.digest);
   }
-  // Everything HEAD reports but the attributes, which move no ETag (spec §2.12).
-  const snapshot = s.snapshot ? `:s${s.snapshot.offset}.${s.snapshot.digest.slice(0, 16)}` : "";
-  const etag = `"${s.incarnation}:${s.tail}:h${s.retained > 0 ? `:r${s.retained}` : ""}${snapshot}${s.closed ? ":c" : ""}"`;
+  const etag = headEtag(s);
   h.set(H.etag, etag);
-  return new Response(null, { status: matches(req.headers.get(H.ifNoneMatch), etag) ? 304 : 200, headers: h });
+  return new Response(null, { status: notModified(req.headers.get(H.ifNoneMatch), etag) ? 304 : 200, headers: h });
 }

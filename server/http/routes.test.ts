@@ -1,9 +1,11 @@
 // The one route table (router.ts): rows are tried most specific first, whatever order they were
-// added in, a method a row does not answer falls through, and every path of the app reaches the
-// route that owns it.
+// added in, a method a row does not answer falls through (or is a resource's 405), HEAD is derived
+// from GET, the route names the metrics family, and every path of the app reaches the route that
+// owns it.
 
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { harness, type Harness } from "../testing/app-harness";
+import { ROUTE_FAMILIES } from "../ops/server-metrics";
 import { dispatcher, Routes } from "./router";
 
 const code = async (r: Response) => ((await r.json()) as { error: { code: string } }).error.code;
@@ -12,7 +14,7 @@ describe("dispatcher", () => {
   const named = (name: string) => () => new Response(name);
   const unmatched = () => new Response("none", { status: 404 });
   const answer = async (d: ReturnType<typeof dispatcher>, method: string, raw: string) =>
-    (await d(new Request(`http://x${raw}`, { method }), raw)).text();
+    (await d.serve(new Request(`http://x${raw}`, { method }), d.match(method, raw))).text();
 
   test("the most specific row wins, in any order of adding", async () => {
     const rows: [string, string][] = [
@@ -24,7 +26,7 @@ describe("dispatcher", () => {
       ["/:a", "param"],
     ];
     for (const order of [rows, [...rows].reverse()]) {
-      const t = new Routes();
+      const t = new Routes("other");
       for (const [pattern, name] of order) t.all(pattern, named(name));
       const d = dispatcher(t, unmatched);
       const seen = [];
@@ -46,28 +48,59 @@ describe("dispatcher", () => {
   });
 
   test("a method a row does not answer goes on to the next row; GET rows answer HEAD", async () => {
-    const t = new Routes().get("/:a/streams", named("listing")).all("/:a/:b", named("stream"));
+    const t = new Routes("other").get("/:a/streams", named("listing")).all("/:a/:b", named("stream"));
     const d = dispatcher(t, unmatched);
     expect(await answer(d, "GET", "/x/streams")).toBe("listing");
     expect(await answer(d, "HEAD", "/x/streams")).toBe("listing");
     expect(await answer(d, "POST", "/x/streams")).toBe("stream");
-    const only = dispatcher(new Routes().get("/a", named("a")), unmatched);
+    const only = dispatcher(new Routes("other").get("/a", named("a")), unmatched);
     expect(await answer(only, "DELETE", "/a")).toBe("none");
   });
 
   test("a prefix applies to every row a table takes; * is what follows the fixed segments, still encoded", async () => {
-    const t = new Routes("/pre").all("/*", (c) => new Response(c.rest)).get("/p/:x", (c) => new Response(c.req.param("x")));
-    const d = dispatcher(new Routes().routes(t), unmatched);
+    const t = new Routes("other", "/pre").all("/*", (c) => new Response(c.rest)).get("/p/:x", (c) => new Response(c.req.param("x")));
+    const d = dispatcher(new Routes("other").routes(t), unmatched);
     expect(await answer(d, "GET", "/pre/a%2Fb/c")).toBe("a%2Fb/c");
     expect(await answer(d, "GET", "/pre/p/caf%C3%A9")).toBe("café");
     expect(await answer(d, "GET", "/pre/p/%ZZ")).toBe("%ZZ");
     expect(await answer(d, "GET", "/other")).toBe("none");
   });
 
+  test("HEAD is derived once: a row's own HEAD handler, else its GET handler, told it answers a HEAD", async () => {
+    const t = new Routes("other").get("/g", (c) => new Response(`get head=${c.head}`)).on(["GET", "HEAD"], "/own", (c) => new Response(c.method));
+    const d = dispatcher(t, unmatched);
+    expect(await answer(d, "HEAD", "/g")).toBe("get head=true");
+    expect(await answer(d, "GET", "/g")).toBe("get head=false");
+    expect(await answer(d, "HEAD", "/own")).toBe("HEAD");
+  });
+
+  test("a resource answers a method it lacks with 405 and its Allow list, after the refusal of its path", async () => {
+    const t = new Routes("bucket").resource("/:id", {
+      family: "bucket",
+      on: "a thing",
+      target: (c) => (c.req.param("id") === "bad" ? new Response("bad id", { status: 400 }) : c.req.param("id")),
+      methods: { GET: (_c, id) => new Response(`got ${id}`), PUT: (_c, id) => new Response(`put ${id}`) },
+    });
+    const d = dispatcher(t, unmatched);
+    expect(await answer(d, "GET", "/x")).toBe("got x");
+    expect(await answer(d, "HEAD", "/x")).toBe("got x");
+    const refused = await d.serve(new Request("http://x/x", { method: "POST" }), d.match("POST", "/x"));
+    expect([refused.status, refused.headers.get("allow")]).toEqual([405, "GET, HEAD, PUT, OPTIONS"]);
+    expect(await refused.text()).toContain("POST is not allowed on a thing");
+    expect(await answer(d, "POST", "/bad")).toBe("bad id");
+  });
+
+  test("the family of a request is its route's; OPTIONS is a preflight; a path no row takes is other", () => {
+    const t = new Routes("other").routes(new Routes("listing").get("/:a/streams", named("l"))).routes(new Routes("stream").all("/:a/:b", named("s")));
+    const d = dispatcher(t, unmatched);
+    const family = (method: string, raw: string) => ROUTE_FAMILIES[d.match(method, raw).family];
+    expect([family("GET", "/x/streams"), family("POST", "/x/streams"), family("OPTIONS", "/x/streams"), family("GET", "/x/y/z")]).toEqual(["listing", "stream", "preflight", "other"]);
+  });
+
   test("two rows that take the same requests are refused when the table is built", () => {
-    expect(() => dispatcher(new Routes().all("/:a/:b", named("1")).get("/:x/:y", named("2")), unmatched)).toThrow(/take the same requests/);
-    expect(() => dispatcher(new Routes().get("/:a", named("1")).on(["PUT"], "/:b", named("2")), unmatched)).not.toThrow();
-    expect(() => new Routes().all("/a/*/b", named("1"))).toThrow();
+    expect(() => dispatcher(new Routes("other").all("/:a/:b", named("1")).get("/:x/:y", named("2")), unmatched)).toThrow(/take the same requests/);
+    expect(() => dispatcher(new Routes("other").get("/:a", named("1")).on(["PUT"], "/:b", named("2")), unmatched)).not.toThrow();
+    expect(() => new Routes("other").all("/a/*/b", named("1"))).toThrow();
   });
 });
 
@@ -120,6 +153,9 @@ describe("every path reaches the route that owns it", () => {
     const listing = await h.request("GET", "/fast/streams");
     expect(listing.status).toBe(200);
     expect(JSON.stringify(await listing.json())).toContain("s1");
+    // A bucket answers HEAD as its GET, as its Allow list says (it was 405 while HEAD reached the method switch).
+    const head = await h.request("HEAD", "/fast");
+    expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([200, "application/json", ""]);
     const reserved = await h.request("POST", "/fast/streams", { headers: { "content-type": "text/plain" }, body: "x" });
     expect(await code(reserved)).toBe("INVALID_STREAM_ID");
     expect((await h.request("GET", "/__ursula/health")).status).toBe(200);

@@ -3,64 +3,69 @@
 // (`/attrs`, `/snapshot[/{offset}]`, `/retention[/{offset}]`, `/bootstrap`, `/append-batch`,
 // spec §1.1) exist only on the bucketed surface, and take the same single entry.
 
+import type { RouteFamily } from "../ops/server-metrics";
 import { protocolError } from "../protocol/errors";
 import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { DEFAULT_BUCKET, parseStreamPath, V1_PREFIX, type StreamPath } from "../protocol/paths";
 import { headStream, readStream, type CredentialLeft } from "./reads";
-import { Routes, type RouteContext } from "./router";
-import { subResource, SUB_RESOURCES } from "./sub-resources";
+import { Routes, type Resource, type RouteContext } from "./router";
+import { SUB_RESOURCES, type SubResourceMethods } from "./sub-resources";
 import { appendToStream, createStream, deleteStream } from "./writes";
 
-const STREAM_METHODS = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
-
-function dispatch(deps: AppDeps, credentialLeft: CredentialLeft, req: Request, path: StreamPath): Promise<Response> | Response {
-  switch (req.method) {
-    case "PUT":
-      return createStream(deps, req, path);
-    case "POST":
-      return appendToStream(deps, req, path);
-    case "GET":
-      return readStream(deps, req, path, credentialLeft(req));
-    // Hono answers HEAD through GET routes; the raw request still says HEAD, and HEAD must not
-    // run the read path, which renews the TTL (spec §2.0).
-    case "HEAD":
-      return headStream(deps, req, path);
-    case "DELETE":
-      return deleteStream(deps, req, path);
-    default:
-      return renderError(protocolError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on a stream`, { allow: STREAM_METHODS }));
-  }
-}
-
 export function streamRoutes(deps: AppDeps, credentialLeft: CredentialLeft): Routes {
-  const routes = new Routes();
+  const routes = new Routes("stream");
+  const methods: Resource<StreamPath>["methods"] = {
+    GET: (c, path) => readStream(deps, c.raw, path, credentialLeft(c.raw)),
+    // HEAD must not run the read path, which renews the TTL (spec §2.0).
+    HEAD: (c, path) => headStream(deps, c.raw, path),
+    POST: (c, path) => appendToStream(deps, c.raw, path),
+    PUT: (c, path) => createStream(deps, c.raw, path),
+    DELETE: (c, path) => deleteStream(deps, c.raw, path),
+  };
   // `/v1/stream` itself names the empty stream ID, which parseStreamPath refuses.
-  routes.all(V1_PREFIX.slice(0, -1), (c) => v1Stream(deps, credentialLeft, c.raw, ""));
-  routes.all(`${V1_PREFIX}*`, (c) => v1Stream(deps, credentialLeft, c.raw, c.rest));
-  routes.all("/:bucket/:stream", (c) => {
-    const slash = c.path.indexOf("/", 1);
-    return withPath(c.path.slice(1, slash), c.path.slice(slash + 1), (path) => dispatch(deps, credentialLeft, c.raw, path));
+  routes.resource(V1_PREFIX.slice(0, -1), { family: "stream", on: "a stream", target: () => streamPath(DEFAULT_BUCKET, ""), methods });
+  routes.resource(`${V1_PREFIX}*`, { family: "stream", on: "a stream", target: (c) => v1Path(c.rest), methods });
+  routes.resource("/:bucket/:stream", {
+    family: "stream",
+    on: "a stream",
+    target: (c) => {
+      const slash = c.path.indexOf("/", 1);
+      return streamPath(c.path.slice(1, slash), c.path.slice(slash + 1));
+    },
+    methods,
   });
   for (const [name, spec] of SUB_RESOURCES) {
-    routes.all(`/:bucket/:stream/${name}`, (c) => bucketedSubResource(deps, c, name));
-    if (spec.takesArgument) routes.all(`/:bucket/:stream/${name}/:arg`, (c) => bucketedSubResource(deps, c, name));
+    routes.resource(`/:bucket/:stream/${name}`, subResource(deps, name, spec.family, spec.bare, null));
+    if (spec.withArgument) routes.resource(`/:bucket/:stream/${name}/:arg`, subResource(deps, name, spec.family, spec.withArgument, "/{offset}"));
   }
   return routes;
 }
 
+interface SubTarget {
+  path: StreamPath;
+  arg: string | null;
+}
+
+function subResource(deps: AppDeps, name: string, family: RouteFamily, handlers: SubResourceMethods, argument: string | null): Resource<SubTarget> {
+  const methods: Resource<SubTarget>["methods"] = {};
+  for (const [method, handle] of Object.entries(handlers)) methods[method] = (c, t) => handle!(deps, c.raw, t.path, t.arg, c.head);
+  return { family, on: `…/${name}${argument ?? ""}`, target: subTarget, methods };
+}
+
 /** `/{bucket}/{stream}/{sub}` or `/{bucket}/{stream}/{sub}/{arg}`, its segments still encoded. */
-function bucketedSubResource(deps: AppDeps, c: RouteContext, sub: string): Promise<Response> | Response {
+function subTarget(c: RouteContext): SubTarget | Response {
   const [rawBucket, rawName, , rawArg] = c.path.slice(1).split("/") as [string, string, string, string | undefined];
   const arg = rawArg === undefined ? null : decodeSegment(rawArg);
   if (arg === undefined) return badEscape();
-  return withPath(rawBucket, rawName, (path) => subResource(deps, c.raw, path, sub, arg));
+  const path = streamPath(rawBucket, rawName);
+  return path instanceof Response ? path : { path, arg };
 }
 
-function v1Stream(deps: AppDeps, credentialLeft: CredentialLeft, req: Request, raw: string): Promise<Response> | Response {
+function v1Path(raw: string): StreamPath | Response {
   // The DS subscription prefix is reserved and not implemented (spec §2.23).
   if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
-  return withPath(DEFAULT_BUCKET, raw, (path) => dispatch(deps, credentialLeft, req, path));
+  return streamPath(DEFAULT_BUCKET, raw);
 }
 
 /**
@@ -78,10 +83,10 @@ function decodeSegment(raw: string): string | undefined {
 
 const badEscape = () => renderError(protocolError("INVALID_STREAM_ID", "path is not valid percent-encoding"));
 
-function withPath(rawBucket: string, rawName: string, then: (path: StreamPath) => Promise<Response> | Response): Promise<Response> | Response {
+function streamPath(rawBucket: string, rawName: string): StreamPath | Response {
   const bucket = decodeSegment(rawBucket);
   const name = decodeSegment(rawName);
   if (bucket === undefined || name === undefined) return badEscape();
   const path = parseStreamPath(bucket, name);
-  return path.ok ? then(path.value) : renderError(path.error);
+  return path.ok ? path.value : renderError(path.error);
 }

@@ -2,8 +2,14 @@
 // NDJSON text, UTF-8 text cut only at a code-point boundary, or base64 for everything else.
 
 import type { StreamState } from "../protocol/state";
-import type { Store } from "../storage/store";
+import type { ReadSlice } from "../storage/store";
 import { jsonArrayText } from "./json-array";
+
+/** How an SSE session reads, through the read executor (http/read-executor.ts liveReads): the stream's state now, and bytes from an offset. */
+export interface LiveReads {
+  state(): Promise<StreamState | undefined>;
+  slice(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice>;
+}
 
 export type SsePayloadMode = "json-array" | "ndjson" | "text" | "base64";
 
@@ -16,8 +22,8 @@ export interface SsePayload {
   framed?: { key: string; bytes: Uint8Array };
 }
 
-export async function encodeSsePayload(store: Store, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): Promise<SsePayload> {
-  const slice = await store.readRange(state, start, limitBytes, mode === "json-array");
+export async function encodeSsePayload(reads: LiveReads, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): Promise<SsePayload> {
+  const slice = await reads.slice(state, start, limitBytes, mode === "json-array");
   return encodeChunks(slice.chunks, start, slice.end, slice.end === state.tail, mode);
 }
 

@@ -4,16 +4,16 @@
 
 import { streamCursor } from "../protocol/cursor";
 import { formatOffset } from "../protocol/offsets";
+import { decideWake } from "../protocol/read";
 import type { StreamState } from "../protocol/state";
-import { READ_STEP_BYTES, type Store } from "../storage/store";
+import { READ_STEP_BYTES } from "../storage/store";
 import type { LiveHub, Subscription } from "./hub";
 import { controlEvent, dataEvent, errorEvent, HEARTBEAT, type Control } from "./sse-frames";
-import { encodeSsePayload, type SsePayload, type SsePayloadMode } from "./sse-payload";
+import { encodeSsePayload, type LiveReads, type SsePayload, type SsePayloadMode } from "./sse-payload";
 
 export interface SseSessionOptions {
-  store: Store;
+  reads: LiveReads;
   hub: LiveHub;
-  key: string;
   state: StreamState;
   start: number;
   limitBytes: number;
@@ -145,18 +145,16 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
   let lastControl = "";
   for (;;) {
     if (signal.aborted) return;
-    const state = await o.store.get(o.key);
-    if (!state || state.id !== id || state.softDeleted) {
-      send(errorEvent("stream was deleted"));
+    // Deleted, or overtaken by retention (spec §3.4): the session ends with the refusal's reason.
+    const now = await o.reads.state();
+    const woke = decideWake(id, now, offset, null);
+    if (typeof woke !== "string") {
+      send(errorEvent(woke.message));
       return;
     }
-    // Retention overtook this reader (spec §3.4): what it would read next is gone.
-    if (offset < state.retained) {
-      send(errorEvent(`offset ${formatOffset(offset)} is below the retained floor ${formatOffset(state.retained)}; bootstrap the stream to recover`));
-      return;
-    }
-    if (offset < state.tail) {
-      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await encodeSsePayload(o.store, state, offset, step, o.mode));
+    const state = now!;
+    if (woke === "serve") {
+      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await encodeSsePayload(o.reads, state, offset, step, o.mode));
       if (payload.end > offset) {
         const p = controlPoint(state, payload.end);
         send(dataAndControl(payload, p, o.cursor));
@@ -182,8 +180,8 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
     if (wake === "aborted") return;
     if (wake === "shutdown" || (wake === "timeout" && Date.now() >= deadline)) {
       // A final control without streamClosed: the client resumes from it (spec §4.4 lifetime).
-      const now = await o.store.get(o.key);
-      send(controlText(controlPoint(now && now.id === id ? now : state, offset), o.cursor));
+      const last = await o.reads.state();
+      send(controlText(controlPoint(last && last.id === id ? last : state, offset), o.cursor));
       return;
     }
     if (wake === "timeout") send(HEARTBEAT);

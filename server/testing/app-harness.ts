@@ -7,7 +7,7 @@ import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
 import { Logger } from "../ops/log";
 import { LoopLagMonitor } from "../ops/loop-lag";
-import { ServerMetrics } from "../ops/server-metrics";
+import { ROUTE_FAMILIES, ServerMetrics, type RouteFamily } from "../ops/server-metrics";
 import type { ProducerLimits } from "../protocol/producer";
 import type { Quotas } from "../protocol/quota";
 import { DEFAULT_SECURITY, type SecurityConfig } from "../http/security/options";
@@ -34,6 +34,8 @@ export interface Harness {
    * attributes, its snapshot (bytes included) and its floor, or null.
    */
   fingerprint(key: string): Promise<string | null>;
+  /** The metrics family of a request for `raw` (its path, still encoded), from the route it takes. */
+  routeFamily(method: string, raw: string): RouteFamily;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export function harness(options: HarnessOptions = {}): Harness {
       Promise.resolve(
         app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, signal: init.signal, duplex: "half" } as RequestInit),
       ),
+    routeFamily: (method, raw) => ROUTE_FAMILIES[app.route(method, raw).family]!,
     async fingerprint(key) {
       const s = await store.get(key);
       return s ? fingerprintOf(store, s) : null;

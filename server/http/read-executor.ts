@@ -1,0 +1,103 @@
+// The one way a stream read runs, for catch-up, long-poll, SSE, HEAD and bootstrap: load what the
+// read decision (protocol/read.ts, protocol/bootstrap.ts) needs, ask it, apply what it decides
+// (the TTL renewal), and take the bytes, from a segment file when one holds them, else from the
+// store in steps (stepped-read.ts). HTTP parses the request and renders what this returns; the
+// live layer fans wakes out, asking decideWake at each.
+
+import { bootstrapStart, BOOTSTRAP_MAX_BYTES } from "../protocol/bootstrap";
+import { isProtocolError, type ProtocolError } from "../protocol/errors";
+import { checkAddressed, decideBoundary, decideRead, decideWake, type ReadPlan, type ReadRequest, type ServePlan } from "../protocol/read";
+import type { StreamState } from "../protocol/state";
+import type { LiveHub } from "../live/hub";
+import type { LiveReads } from "../live/sse-payload";
+import type { FileSpan, ReadSlice, SnapshotReader, Store } from "../storage/store";
+import { readInSteps } from "./stepped-read";
+
+/** A GET's plan: 404, 410, 416 and 412 from the state, then an offset inside a JSON message; a served read renews the TTL (spec §7.1). */
+export async function planRead(store: Store, key: string, req: ReadRequest, incarnation: string | null): Promise<ReadPlan> {
+  const state = await store.get(key);
+  let plan = decideRead(state, req, incarnation);
+  if (plan.kind === "error") return plan;
+  if (plan.arrayMode) plan = decideBoundary(plan, await store.isMessageStart(plan.state, plan.start));
+  if (plan.kind === "serve") await store.renewTtl(key);
+  return plan;
+}
+
+/**
+ * A catch-up's bytes: a segment file's span (sent by sendfile, no copy) when one holds them and
+ * the read is not an array, else whole messages or pieces read in steps. A span is returned as it
+ * is, without a promise, so a file read costs no await.
+ */
+export function catchUpBytes(store: Store, state: StreamState, start: number, plan: ServePlan): FileSpan | Promise<ReadSlice> {
+  const file = plan.arrayMode ? null : (store.fileSpan?.(state, start, plan.limit) ?? null);
+  return file ?? readInSteps(store, state, start, plan.limit, plan.arrayMode);
+}
+
+export interface LongPollWait {
+  hub: LiveHub;
+  store: Store;
+  key: string;
+  /** The state the read was planned on, whose tail the reader waits past. */
+  state: StreamState;
+  start: number;
+  incarnation: string | null;
+  deadline: number;
+  signal: AbortSignal;
+  client: string;
+}
+
+/** Where a long-poll ends: refused, or the stream's state to answer from (past the tail, or up to date). */
+export type LongPollEnd = ProtocolError | StreamState;
+
+/**
+ * A long-poll at the tail: waits for a commit, then asks decideWake what the reader gets. Ends at
+ * the first wake that has something to send or a refusal, at the deadline, or when a wake was not
+ * a change (abort, shutdown): then the reader is up to date.
+ */
+export async function waitPastTail(w: LongPollWait): Promise<LongPollEnd> {
+  const place = { bucket: w.state.bucket, offset: w.start, startedAtMs: Date.now() };
+  for (;;) {
+    const remaining = w.deadline - Date.now();
+    const wake = remaining > 0 ? await w.hub.wait(w.state.id, remaining, w.signal, w.client, place) : "timeout";
+    const now = await w.store.get(w.key);
+    const plan = decideWake(w.state.id, now, w.start, w.incarnation);
+    if (typeof plan !== "string") return plan;
+    if (plan === "serve" || now!.closed || wake !== "changed") return now!;
+  }
+}
+
+/** What an SSE session reads between wakes: the state of the stream at `key`, and one bounded step of its bytes (the session sends one per turn). */
+export function liveReads(store: Store, key: string): LiveReads {
+  return { state: () => store.get(key), slice: (state, start, limit, whole) => store.readRange(state, start, limit, whole) };
+}
+
+/** HEAD's plan: existence, then the incarnation; it reads no bytes and renews nothing (spec §2.8, §7.1). */
+export async function planHead(store: Store, key: string, incarnation: string | null): Promise<ProtocolError | StreamState> {
+  return checkAddressed(await store.get(key), incarnation);
+}
+
+/** What a bootstrap serves: the state, its snapshot pinned (null without one, or for a HEAD), and the messages after it. */
+export interface BootstrapRead {
+  state: StreamState;
+  snapshot: SnapshotReader | null;
+  messages: ReadSlice;
+}
+
+/**
+ * A bootstrap (spec §2.18): the snapshot is pinned in the same turn as the state is read, so a
+ * newer publish or retention changes nothing of it; the messages from its offset are then read
+ * in steps, as a catch-up's are. A GET renews the TTL; a HEAD does not (spec §7.1).
+ */
+export async function runBootstrap(store: Store, key: string, incarnation: string | null, head: boolean): Promise<ProtocolError | BootstrapRead> {
+  const state = checkAddressed(await store.get(key), incarnation);
+  if (isProtocolError(state)) return state;
+  const snapshot = state.snapshot && !head ? await store.openSnapshot(state.snapshot) : null;
+  try {
+    const messages = await readInSteps(store, state, bootstrapStart(state), BOOTSTRAP_MAX_BYTES, true);
+    if (!head) await store.renewTtl(key);
+    return { state, snapshot, messages };
+  } catch (error) {
+    snapshot?.release();
+    throw error;
+  }
+}
