@@ -28,9 +28,9 @@ export async function planRead(store: Store, key: string, req: ReadRequest, inca
  * the read is not an array, else whole messages or pieces read in steps. A span is returned as it
  * is, without a promise, so a file read costs no await.
  */
-export function catchUpBytes(store: Store, state: StreamState, start: number, plan: ServePlan): FileSpan | Promise<ReadSlice> {
+export function catchUpBytes(store: Store, state: StreamState, start: number, plan: ServePlan, signal: AbortSignal): FileSpan | Promise<ReadSlice> {
   const file = plan.arrayMode ? null : (store.fileSpan?.(state, start, plan.limit) ?? null);
-  return file ?? readInSteps(store, state, start, plan.limit, plan.arrayMode);
+  return file ?? readInSteps(store, state, start, plan.limit, plan.arrayMode, signal);
 }
 
 export interface LongPollWait {

@@ -44,7 +44,7 @@ function representation(state: StreamState, arrayMode: boolean): string {
 /** `state` is the plan's, or the newer one a long-poll woke to. */
 async function catchUp(req: Request, deps: AppDeps, state: StreamState, plan: ServePlan, q: ReadQuery, now: boolean, cursor = false): Promise<Response> {
   const { start, arrayMode } = plan;
-  const bytes = catchUpBytes(deps.store, state, start, plan);
+  const bytes = catchUpBytes(deps.store, state, start, plan, req.signal);
   const slice = bytes instanceof Promise ? await bytes : bytes;
   const h = baseHeaders();
   h.set(H.contentType, representation(state, arrayMode));

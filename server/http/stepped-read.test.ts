@@ -48,7 +48,7 @@ describe("readInSteps", () => {
 
   async function readAll(store: Store, clock: () => number): Promise<Uint8Array> {
     const state = (await h.store.get("steps-b/s"))!;
-    const slice = await readInSteps(store, state, 0, COUNT * MESSAGE, false, clock);
+    const slice = await readInSteps(store, state, 0, COUNT * MESSAGE, false, undefined, clock);
     expect(slice.end).toBe(COUNT * MESSAGE);
     return Buffer.concat(slice.chunks);
   }
@@ -60,6 +60,17 @@ describe("readInSteps", () => {
       expect(bytes[(i + 1) * MESSAGE - 1]).toBe(i);
     }
   }
+
+  test("once the client has gone, no step after the one in progress is read", async () => {
+    const { store, limits, clock } = paced(STEP_BUDGET_MS);
+    const client = new AbortController();
+    const state = (await h.store.get("steps-b/s"))!;
+    const reading = readInSteps(store, state, 0, COUNT * MESSAGE, false, client.signal, clock);
+    client.abort();
+    const slice = await reading;
+    expect(limits).toEqual([READ_STEP_BYTES]);
+    expect(slice.end).toBe(READ_STEP_BYTES);
+  });
 
   test("steps that read fast grow to what the pace reads in the budget, and the bytes are exact", async () => {
     const { store, limits, clock } = paced(STEP_BUDGET_MS / 2);

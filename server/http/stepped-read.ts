@@ -27,12 +27,17 @@ export function nextStepBytes(bytes: number, ms: number): number {
 /** Milliseconds, for timing steps; tests pass a clock of their own so a step's pace does not depend on the machine's load. */
 export type StepClock = () => number;
 
+/**
+ * Up to `limitBytes` from `start`, a step at a time. Once `signal` says the client has gone, no
+ * further step is read: what was read is returned, to an answer nobody will get.
+ */
 export async function readInSteps(
   store: Store,
   state: StreamState,
   start: number,
   limitBytes: number,
   wholeMessages: boolean,
+  signal?: AbortSignal,
   clock: StepClock = () => performance.now(),
 ): Promise<ReadSlice> {
   let began = clock();
@@ -44,6 +49,7 @@ export async function readInSteps(
   let end = first.end;
   while (end < Math.min(limit, state.tail)) {
     await nextReadTurn();
+    if (signal?.aborted) break;
     began = clock();
     const step = await store.readRange(state, end, Math.min(limit - end, stepBytes), wholeMessages);
     // In array mode a step holds at least one whole message (spec §4.2); past the first step, one
