@@ -135,7 +135,7 @@ function DemoPanel({ buckets, info }: { buckets: Resource<BucketPage, null>; inf
           <>
             <p>
               One click writes four streams to a bucket named <code>{bucket}</code>: a <Term id="prefix-count" /> log with a lost race and a stale resend, an outbox
-              published by two producer <Term id="epoch">epochs</Term>, a stream deleted and recreated, and a <Term id="fork" />. Every request goes through the attempt
+              published by two producer <Term id="epoch">epochs</Term> (one append retried and answered as a <Term id="duplicate" />), a stream deleted and recreated, and a <Term id="fork" />. Every request goes through the attempt
               timeline, refusals included.
             </p>
             <div class="stack" style={{ gap: "4px" }}>
