@@ -15,6 +15,8 @@ import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, Store
 import { StreamStore } from "../stream-store";
 import type { CommitObserver } from "../commit-observer";
 import type { WriteState } from "../write-health";
+import { attempt, isConditional, type ConditionalContext } from "./conditional-apply";
+import { ConditionalCommit } from "./conditional-commit";
 import { Connection } from "./connection";
 import { PgGroupCommit, type Locks, type TxSql, type WriteEffects } from "./group-commit";
 import { PgIntrospection } from "./introspection";
@@ -49,6 +51,10 @@ export class PgStore extends StreamStore implements Store {
   private readonly clock: ProducerClock;
   private readonly quotas: Quotas;
   private readonly writes: PgGroupCommit;
+  private readonly conditional: ConditionalCommit;
+  private readonly conditionalContext: ConditionalContext;
+  /** Per stream key, the last write this instance took and has not finished. */
+  private readonly turns = new Map<string, Turn>();
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
   private readonly missedListeners: (() => void)[] = [];
   private readonly blobs: SnapshotBlobs;
@@ -87,6 +93,17 @@ export class PgStore extends StreamStore implements Store {
       committed: (fx) => this.committed(fx),
       failed: (error) => this.connection.failed(error),
     }, options.commitObserver);
+    this.conditional = new ConditionalCommit(this.sql, {
+      committed: (fx) => this.committed(fx),
+      failed: (error) => this.connection.failed(error),
+    }, options.commitObserver);
+    this.conditionalContext = {
+      sql: this.sql,
+      commit: this.conditional,
+      now: this.now,
+      clock: () => this.producerClock(),
+      wakeUp: (id, key) => this.notifier.payload(id, key),
+    };
   }
 
   /** Connects, migrates the schema (refusing a newer one) and starts listening. */
@@ -218,7 +235,58 @@ export class PgStore extends StreamStore implements Store {
 
   // ---- writes -----------------------------------------------------------------------------------
 
+  /**
+   * An append is decided on the committed row and applied only if the row has not moved since
+   * (conditional-apply.ts); a write that loses that race a few times in a row, and every other
+   * write, runs under row locks instead (group-commit.ts), where it cannot lose.
+   *
+   * The writes of one stream that reach this instance are decided in the order they came. A
+   * write that finds an earlier one of its stream still pending here cannot decide on the
+   * committed row, which does not show the earlier one yet: it joins the locked queue behind it,
+   * where the writes of one transaction see each other, so a burst on one stream still shares
+   * one commit.
+   */
   transact<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
+    if (this.closing) return Promise.reject(new Error("the store is closed"));
+    const keys = plan.reads.map((read) => read.key);
+    const prior = keys.flatMap((key) => this.turns.get(key) ?? []);
+    let queued: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (queued = resolve));
+    let run: Promise<T>;
+    if (prior.length === 0 && isConditional(plan)) {
+      run = this.conditionally(plan);
+    } else if (prior.length === 0) {
+      // Submitted now, in the order of the calls, like the store's other locked writes.
+      run = this.locked(plan);
+      queued();
+    } else {
+      run = Promise.all(prior.map((turn) => turn.ready)).then(() => {
+        try {
+          return this.locked(plan);
+        } finally {
+          queued();
+        }
+      });
+    }
+    const turn: Turn = { ready, done: run.then(() => undefined, () => undefined) };
+    void turn.done.then(() => {
+      queued();
+      for (const key of keys) if (this.turns.get(key) === turn) this.turns.delete(key);
+    });
+    for (const key of keys) this.turns.set(key, turn);
+    return run;
+  }
+
+  private async conditionally<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
+    for (let i = 0; i < CONDITIONAL_ATTEMPTS; i++) {
+      const outcome = await attempt(this.conditionalContext, plan);
+      if (outcome === "locked") break;
+      if (outcome !== "contended") return outcome.value;
+    }
+    return this.locked(plan);
+  }
+
+  private locked<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
     return this.submit(locksOf(plan), async (w) => {
       // The quota first: counting reclaims the bucket's expired streams (protocol/writes.ts).
       const refusal = plan.counts?.creates ? await this.quotaRefusal(w.sql, plan.counts.bucket, true) : null;
@@ -343,6 +411,8 @@ export class PgStore extends StreamStore implements Store {
 
   /** Resolves once what was started behind commits (reclaiming rows and blobs) is done. */
   async settle(): Promise<void> {
+    while (this.turns.size > 0) await Promise.all([...this.turns.values()].map((turn) => turn.done));
+    await this.conditional.drain();
     await this.writes.drain();
     while (this.background.size > 0) await Promise.all([...this.background]);
   }
@@ -350,6 +420,7 @@ export class PgStore extends StreamStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.blobs.stopRenewing();
+    while (this.turns.size > 0) await Promise.all([...this.turns.values()].map((turn) => turn.done));
     await this.writes.drain();
     this.closing = true;
     await this.settle();
@@ -377,6 +448,16 @@ export class PgStore extends StreamStore implements Store {
     await this.sizes.measure();
   }
 }
+
+/** A write's place among its stream's writes on this instance. */
+interface Turn {
+  /** A later write of the stream may join the locked queue: this one is in it, or done. */
+  ready: Promise<void>;
+  done: Promise<void>;
+}
+
+/** Lost races in a row before a write takes the locked path. */
+const CONDITIONAL_ATTEMPTS = 3;
 
 /**
  * The rows a plan decides on. A plan of one stream whose first statement is its live load
