@@ -4,7 +4,7 @@
 // transaction (group-commit.ts), and a write is acknowledged only once COMMIT has returned.
 // Other instances' commits reach this one's live readers as NOTIFY wake-ups (notify.ts).
 
-import { SQL } from "bun";
+import type { SQL } from "bun";
 import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
@@ -18,6 +18,8 @@ import type { WriteState } from "../write-health";
 import { attempt, isConditional, type ConditionalContext } from "./conditional-apply";
 import { ConditionalCommit } from "./conditional-commit";
 import { Connection } from "./connection";
+import { hostUrls } from "./hosts";
+import { Primary } from "./primary";
 import { PgGroupCommit, type Locks, type TxSql, type WriteEffects } from "./group-commit";
 import { PgIntrospection } from "./introspection";
 import { isMessageStart, readRange } from "./lineage";
@@ -47,6 +49,7 @@ export interface PgStoreOptions {
 
 export class PgStore extends StreamStore implements Store {
   private readonly sql: SQL;
+  private readonly primary: Primary;
   private readonly now: () => number;
   private readonly clock: ProducerClock;
   private readonly quotas: Quotas;
@@ -69,14 +72,17 @@ export class PgStore extends StreamStore implements Store {
   private appendedBytes = 0;
   private appendedMessages = 0;
   private closing = false;
+  /** Whether the notifier has started (a host found at open needs no new LISTEN). */
+  private listening = false;
 
   private constructor(options: PgStoreOptions) {
     super();
     this.now = options.now ?? Date.now;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     this.quotas = options.quotas ?? NO_QUOTAS;
-    this.sql = new SQL({ url: options.url, max: options.poolSize ?? 10 });
-    this.connection = new Connection();
+    this.primary = new Primary(hostUrls(options.url), options.poolSize ?? 10, () => this.moved());
+    this.sql = this.primary.sql;
+    this.connection = new Connection(() => this.primary.follow());
     this.sizes = new DatabaseSizes(this.sql);
     this.blobs = new SnapshotBlobs(this.sql, (work) => this.track(work), options.snapshotLeaseMs);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
@@ -110,17 +116,28 @@ export class PgStore extends StreamStore implements Store {
   static async open(options: PgStoreOptions): Promise<PgStore> {
     const store = new PgStore(options);
     try {
+      await store.primary.find();
       await migrate(store.sql);
       await store.notifier.start();
+      store.listening = true;
       await store.blobs.collectAbandoned(store.now());
       await store.sizes.measure();
     } catch (error) {
-      await store.sql.close();
+      await store.primary.close();
       throw error;
     }
     store.sweeper = setInterval(() => store.track(store.sweep()), options.sweepIntervalMs ?? 5_000);
     store.sweeper.unref();
     return store;
+  }
+
+  /**
+   * The store now queries another host, the new primary (primary.ts): LISTEN there, and have
+   * every live reader read again, since wake-ups sent meanwhile went nowhere.
+   */
+  private moved(): void {
+    if (!this.listening) return;
+    this.notifier.start().catch((error: unknown) => this.connection.failed(error));
   }
 
   private committed(fx: WriteEffects[]): void {
@@ -425,7 +442,7 @@ export class PgStore extends StreamStore implements Store {
     this.closing = true;
     await this.settle();
     await this.notifier.stop();
-    await this.sql.close();
+    await this.primary.close();
   }
 
   // ---- expiry -----------------------------------------------------------------------------------
