@@ -316,7 +316,7 @@ export async function startStandby(primary: PgCluster, options: Omit<PgClusterOp
     },
   };
   try {
-    await must([join(bin, "pg_basebackup"), "-h", primary.dir, "-p", String(primary.port), "-U", PG_SUPERUSER, "-D", data, "-X", "stream", "--no-sync"], user);
+    await must([join(bin, "pg_basebackup"), "-h", primary.dir, "-p", String(primary.port), "-U", PG_SUPERUSER, "-D", data, "-X", "stream", "--checkpoint=fast", "--no-sync"], user);
     const conninfo = `host=127.0.0.1 port=${primary.port} user=${PG_SUPERUSER} application_name=${STANDBY_NAME}`;
     appendFileSync(join(data, "postgresql.auto.conf"), `primary_conninfo = '${conninfo}'\n`);
     writeFileSync(join(data, "standby.signal"), "");
