@@ -148,6 +148,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A PostgreSQL client command (pgbench, psql) as the clusters' OS user runs it (runuser when root). */
+export function asClusterUser(command: string[]): string[] {
+  const user = osUser();
+  return user ? ["runuser", "-u", user, "--", ...command] : command;
+}
+
 function run(command: string[], user: string | undefined): Promise<{ code: number; output: string }> {
   const argv = user ? ["runuser", "-u", user, "--", ...command] : command;
   return new Promise((resolve, reject) => {
