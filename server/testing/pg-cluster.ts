@@ -217,6 +217,22 @@ function node(options: PgClusterOptions): Node {
     running = true;
   };
 
+  /**
+   * Starts a halted cluster on its port, which was free while it was halted: an outgoing
+   * connection may hold it as its ephemeral port for a moment, so a failed bind is tried again.
+   */
+  const resume = async (): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      const logged = readLog().length;
+      try {
+        return await start();
+      } catch (error) {
+        if (attempt >= 20 || !/could not bind|Address already in use/.test(readLog().slice(logged))) throw error;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+
   const readLog = (): string => {
     return existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
   };
@@ -251,7 +267,7 @@ function node(options: PgClusterOptions): Node {
       return output.trim();
     },
     halt: () => stopWith("fast"),
-    resume: start,
+    resume,
     crash: () => stopWith("immediate"),
     log: readLog,
     async stop() {
