@@ -50,7 +50,7 @@ function configFor(instances: number): string {
 }
 
 export async function startBalancer(instances: string[]): Promise<Balancer> {
-  if (!HAPROXY) throw new Error("haproxy is not installed: apt-get install haproxy (.ci/run installs it)");
+  if (!HAPROXY) throw new Error("haproxy is not installed: apt-get install haproxy (scripts/system-deps.sh, which npm test runs first, installs it)");
   const config = configFor(instances.length);
   // A port found free can be taken before HAProxy binds it: try a few.
   for (let attempt = 0; ; attempt++) {

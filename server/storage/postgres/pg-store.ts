@@ -1,8 +1,11 @@
 // The PostgreSQL-backed Store: several ursa processes on one database. The database is the only
-// truth: every write locks the rows it decides on inside its transaction and lets server/protocol
-// decide there; nothing is decided against a cache. Concurrent writes of this instance share one
-// transaction (group-commit.ts), and a write is acknowledged only once COMMIT has returned.
-// Other instances' commits reach this one's live readers as NOTIFY wake-ups (notify.ts).
+// truth; nothing is decided against a cache. An append is decided on the committed row and
+// applied only if the row has not changed since (conditional-apply.ts, conditional-commit.ts);
+// every other write locks the rows it decides on inside its transaction and lets server/protocol
+// decide there (group-commit.ts). Concurrent writes of this instance share one transaction, and a
+// write is acknowledged only once COMMIT has returned. Other instances' commits reach this one's
+// live readers as NOTIFY wake-ups (notify.ts). With several hosts in the URL, the store follows
+// the primary (primary.ts).
 
 import type { SQL } from "bun";
 import type { ProtocolError } from "../../protocol/errors";
