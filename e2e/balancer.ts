@@ -2,9 +2,10 @@
 // to copy (docs/haproxy.cfg), so the documented setup is the tested one. Round-robin: each new
 // request goes to the next instance, so two consecutive requests of a test reach both.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { freePort } from "../server/testing/pg-cluster.ts";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 export const HAPROXY_CONFIG = resolve(import.meta.dirname, "..", "docs", "haproxy.cfg");
 const HAPROXY = ["/usr/sbin/haproxy", "/usr/bin/haproxy"].find((p) => existsSync(p));
@@ -30,14 +31,33 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** docs/haproxy.cfg names two instances, URSA_A and URSA_B. */
-export async function startBalancer(instances: [string, string]): Promise<Balancer> {
-  if (!HAPROXY) throw new Error("haproxy is not installed: apt-get install haproxy (.ci/run installs it)");
+/**
+ * docs/haproxy.cfg names two instances, URSA_A and URSA_B. More instances get one more `server`
+ * line each (URSA_C, …), as the page tells users to add, in a copy of the file.
+ */
+function configFor(instances: number): string {
+  if (instances === 2) return HAPROXY_CONFIG;
+  const lines = readFileSync(HAPROXY_CONFIG, "utf8").split("\n");
+  const last = lines.findIndex((l) => l.includes('server b "${URSA_B}"'));
+  const extra = Array.from({ length: instances - 2 }, (_, i) => {
+    const letter = String.fromCharCode(99 + i);
+    return lines[last]!.replace("server b", `server ${letter}`).replace("URSA_B", `URSA_${letter.toUpperCase()}`);
+  });
+  lines.splice(last + 1, 0, ...extra);
+  const path = join(mkdtempSync(join(tmpdir(), "ursa-haproxy-")), "haproxy.cfg");
+  writeFileSync(path, lines.join("\n"));
+  return path;
+}
+
+export async function startBalancer(instances: string[]): Promise<Balancer> {
+  if (!HAPROXY) throw new Error("haproxy is not installed: apt-get install haproxy (scripts/system-deps.sh, which npm test runs first, installs it)");
+  const config = configFor(instances.length);
   // A port found free can be taken before HAProxy binds it: try a few.
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const env = { ...process.env, URSA_LB_BIND: `127.0.0.1:${port}`, URSA_A: hostPort(instances[0]), URSA_B: hostPort(instances[1]) };
-    const child: ChildProcess = spawn(HAPROXY, ["-db", "-f", HAPROXY_CONFIG], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const servers = Object.fromEntries(instances.map((url, i) => [`URSA_${String.fromCharCode(65 + i)}`, hostPort(url)]));
+    const env = { ...process.env, URSA_LB_BIND: `127.0.0.1:${port}`, ...servers };
+    const child: ChildProcess = spawn(HAPROXY, ["-db", "-f", config], { env, stdio: ["ignore", "pipe", "pipe"] });
     let log = "";
     child.stdout!.on("data", (d) => (log += d));
     child.stderr!.on("data", (d) => (log += d));
@@ -52,6 +72,7 @@ export async function startBalancer(instances: [string, string]): Promise<Balanc
         async stop() {
           if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
           await exited;
+          if (config !== HAPROXY_CONFIG) rmSync(dirname(config), { recursive: true, force: true });
         },
       };
     }

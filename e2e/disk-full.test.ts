@@ -270,6 +270,8 @@ test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says s
   for (let i = 0; i < 4; i++) expect((await post(b, chunkOf(9))).status).toBe(204);
   const { accepted, refused } = await fill(a, chunkOf(8));
   expect(refused.status).toBe(507);
+  const expectedA = Buffer.concat(Array.from({ length: accepted }, () => chunkOf(8)));
+  expect((await readAll(a)).equals(expectedA)).toBe(true);
   expect(await first.stop()).toBe(0);
   expect(first.log()).toContain("stopped");
   expect(first.log()).not.toContain("internal error");
@@ -283,14 +285,18 @@ test.skipIf(!asRoot)("a server stopped on a full disk starts again, full, says s
   const second = await start(dataDir, 4);
   const atStart = "storage is full at start: writes that add data get 507 STORAGE_FULL until there is room";
   expect(await second.logged(atStart)).toContain(atStart);
-  const r = await ready(second.url);
-  // CI once saw 200 here, which needs 5 MiB of room the server found; unexplained, and not seen
-  // here in 20 runs, alone or beside busy loops: what the disk held and what the server did say why.
-  const why = `after the first stop:\n${afterStop}\nnow:\n${spaceReport(dataDir)}\n${serverLog(second)}`;
-  expect(r, why).toEqual({ status: 503, reason: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work" });
   const [a2, b2] = ["a", "b"].map((s) => `${second.url}/e2e-full/${s}`) as [string, string];
-  const expectedA = Buffer.concat(Array.from({ length: accepted }, () => chunkOf(8)));
-  expect((await readAll(a2)).equals(expectedA)).toBe(true);
+  // The WAL may still hold room: frames the first server could not copy into the database on
+  // the full disk, which this start, having given up the reserve, can; the store then empties
+  // the WAL and resumes within a second or two, or stays full, by a margin no test controls.
+  // Filled again for good, the store is full whichever happened.
+  const why = `after the first stop:\n${afterStop}\nnow:\n${spaceReport(dataDir)}\n${serverLog(second)}`;
+  expect((await fillForGood(second.url, a2, chunkOf(8))).status, why).toBe(507);
+  expect(await ready(second.url), why).toEqual({ status: 503, reason: "storage full: writes that add data fail with 507 until there is room; reads, deletes and retention work" });
+  // Reads go on: what the first server acknowledged, then only what this one did.
+  const nowA = await readAll(a2);
+  expect(nowA.subarray(0, expectedA.length).equals(expectedA)).toBe(true);
+  expect(nowA.subarray(expectedA.length).every((byte) => byte === 8)).toBe(true);
   const refusedAgain = await post(b2, chunkOf(10));
   expect(refusedAgain.status).toBe(507);
   expect(await code(refusedAgain)).toBe("STORAGE_FULL");

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm test: typecheck, build the binary, then every test runner against it, and one closing line
+# npm test: the system packages the tests start (installed when missing), typecheck, build the
+# binary, then every test runner against it, and one closing line
 # "tests: N passed, N failed, N skipped" summed over all of them (scripts/junit-summary.mjs).
 #
 # Every step runs even when an earlier one failed, so one run shows everything that is broken.
@@ -34,6 +35,10 @@ run() {
 check() {
   node scripts/junit-step.mjs "reports/step-$1-junit.xml" "$1" "$2" "reports/$1.log" ${3:+"$3"} || status=1
 }
+
+step "system packages: scripts/system-deps.sh (chromium, postgresql, haproxy; installed when missing)"
+run system-deps 35 bash scripts/system-deps.sh
+check system-deps $?
 
 step "typecheck: tsc -b"
 run typecheck 10 npx tsc -b

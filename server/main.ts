@@ -18,6 +18,7 @@ import { Logger } from "./ops/log";
 import { LoopLagMonitor } from "./ops/loop-lag";
 import { ServerMetrics } from "./ops/server-metrics";
 import { protocolError } from "./protocol/errors";
+import { withoutPassword } from "./storage/postgres/hosts";
 import { PgStore } from "./storage/postgres/pg-store";
 import { NewerSchemaError } from "./storage/postgres/schema";
 import { SqliteStore } from "./storage/sqlite/sqlite-store";
@@ -50,17 +51,6 @@ function start(): void {
   }
   for (const warning of check.warnings) console.error(warning);
   void serve(parsed.config, parsed.security, fdLimit);
-}
-
-/** The URL without its password, for logs and the console. */
-function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "postgres (unparsable URL)";
-  }
 }
 
 async function serve(config: Config, security: SecurityConfig, fdLimit: number | null): Promise<void> {
@@ -108,7 +98,7 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
   const postgres = config.postgres !== "";
   if (postgres && config.memory) fail("--postgres and --memory exclude each other: choose where the streams are kept");
   let dataDir: DataDir | undefined;
-  let dataPath = postgres ? shownUrl(config.postgres) : ":memory:";
+  let dataPath = postgres ? withoutPassword(config.postgres) : ":memory:";
   if (!config.memory && !postgres) {
     try {
       dataDir = new DataDir(config.data);

@@ -1,6 +1,7 @@
 import { SQL } from "bun";
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import { startPgCluster } from "./pg-cluster.ts";
 
 describe("pg-cluster", () => {
@@ -28,5 +29,21 @@ describe("pg-cluster", () => {
       await cluster.stop();
     }
     expect(existsSync(cluster.dir)).toBe(false);
-  }, 60_000);
+    // initdb, two starts, two stops and createdb, on a machine other tests keep busy.
+  }, 180_000);
+
+  test("a halted cluster resumes on its port even when something held the port for a moment", async () => {
+    const cluster = await startPgCluster();
+    try {
+      await cluster.halt();
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(cluster.port, "127.0.0.1", resolve));
+      setTimeout(() => holder.close(), 1_500);
+      await cluster.resume();
+      expect(cluster.log()).toMatch(/could not bind|Address already in use/);
+      expect(await cluster.psql("ursa", "SELECT 1")).toBe("1");
+    } finally {
+      await cluster.stop();
+    }
+  }, 180_000);
 });

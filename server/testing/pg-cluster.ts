@@ -15,7 +15,7 @@
 // listens on 127.0.0.1 only.
 
 import { execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +38,8 @@ export interface PgCluster {
   halt(): Promise<void>;
   /** Starts a halted cluster again on the same port. */
   resume(): Promise<void>;
+  /** Stops the postmaster at once, as a crash would (immediate shutdown: no checkpoint), keeping the data. */
+  crash(): Promise<void>;
   /** The server log so far, for a failing test's message. */
   log(): string;
   /** Stops the postmaster and removes the directory. Safe to call twice. */
@@ -50,6 +52,15 @@ export interface PgClusterOptions {
   /** Extra `-c name=value` settings for the postmaster. */
   settings?: Record<string, string>;
 }
+
+/** A streaming-replication standby of a cluster, started by startStandby. */
+export interface PgStandby extends PgCluster {
+  /** Ends recovery: the standby becomes a primary that takes writes. */
+  promote(): Promise<void>;
+}
+
+/** The name a standby reports to its primary: what `synchronous_standby_names` names. */
+export const STANDBY_NAME = "ursa_standby";
 
 /** A test framework's file hooks (vitest's and bun:test's both fit). */
 export interface FileHooks {
@@ -137,6 +148,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A PostgreSQL client command (pgbench, psql) as the clusters' OS user runs it (runuser when root). */
+export function asClusterUser(command: string[]): string[] {
+  const user = osUser();
+  return user ? ["runuser", "-u", user, "--", ...command] : command;
+}
+
 function run(command: string[], user: string | undefined): Promise<{ code: number; output: string }> {
   const argv = user ? ["runuser", "-u", user, "--", ...command] : command;
   return new Promise((resolve, reject) => {
@@ -154,7 +171,17 @@ async function must(command: string[], user: string | undefined): Promise<void> 
   if (code !== 0) throw new Error(`${command.join(" ")} failed (${code}):\n${output}`);
 }
 
-export async function startPgCluster(options: PgClusterOptions = {}): Promise<PgCluster> {
+interface Node {
+  cluster: PgCluster;
+  /** Picks a free port and starts the postmaster on it, trying a few ports. */
+  startOnFreePort(): Promise<void>;
+  bin: string;
+  user: string | undefined;
+  data: string;
+}
+
+/** A cluster directory and the commands that run its postmaster; nothing started yet. */
+function node(options: PgClusterOptions): Node {
   const bin = pgBinDir();
   const user = osUser();
   const dir = mkdtempSync(join(tmpdir(), "ursa-pg-"));
@@ -190,13 +217,29 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
     running = true;
   };
 
+  /**
+   * Starts a halted cluster on its port, which was free while it was halted: an outgoing
+   * connection may hold it as its ephemeral port for a moment, so a failed bind is tried again.
+   */
+  const resume = async (): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      const logged = readLog().length;
+      try {
+        return await start();
+      } catch (error) {
+        if (attempt >= 20 || !/could not bind|Address already in use/.test(readLog().slice(logged))) throw error;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+
   const readLog = (): string => {
     return existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
   };
 
-  const halt = async (): Promise<void> => {
+  const stopWith = async (mode: "fast" | "immediate"): Promise<void> => {
     if (!running) return;
-    await must([join(bin, "pg_ctl"), "stop", "-w", "-m", "fast", "-D", data], user);
+    await must([join(bin, "pg_ctl"), "stop", "-w", "-m", mode, "-D", data], user);
     running = false;
   };
 
@@ -223,37 +266,84 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
       if (code !== 0) throw new Error(`psql failed (${code}):\n${output}`);
       return output.trim();
     },
-    halt,
-    resume: start,
+    halt: () => stopWith("fast"),
+    resume,
+    crash: () => stopWith("immediate"),
     log: readLog,
     async stop() {
       if (removed) return;
       removed = true;
       try {
-        await halt();
+        await stopWith("fast");
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
   };
 
+  return {
+    cluster,
+    bin,
+    user,
+    data,
+    async startOnFreePort() {
+      // A port found free can be taken before the postmaster binds it: try a few.
+      for (let attempt = 0; ; attempt++) {
+        port = await freePort();
+        try {
+          await start();
+          return;
+        } catch (error) {
+          if (attempt >= 4) throw error;
+        }
+      }
+    },
+  };
+}
+
+export async function startPgCluster(options: PgClusterOptions = {}): Promise<PgCluster> {
+  const { cluster, bin, user, data, startOnFreePort } = node(options);
   try {
     await must(
       [join(bin, "initdb"), "-D", data, "-U", PG_SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"],
       user,
     );
-    // A port found free can be taken before the postmaster binds it: try a few.
-    for (let attempt = 0; ; attempt++) {
-      port = await freePort();
-      try {
-        await start();
-        break;
-      } catch (error) {
-        if (attempt >= 4) throw error;
-      }
-    }
-    await cluster.createDatabase(database);
+    await startOnFreePort();
+    await cluster.createDatabase(options.database ?? "ursa");
     return cluster;
+  } catch (error) {
+    await cluster.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * A standby of `primary` on its own loopback port: a base backup (pg_basebackup, streaming the
+ * WAL it needs) that then follows the primary's WAL, reporting itself as STANDBY_NAME, so a
+ * primary started with `synchronous_standby_names` waits for it at every commit. `options.settings`
+ * are the standby's own (none of the primary's are copied: they would bind it once promoted).
+ */
+export async function startStandby(primary: PgCluster, options: Omit<PgClusterOptions, "database"> = {}): Promise<PgStandby> {
+  const { cluster, bin, user, data, startOnFreePort } = node(options);
+  const standby: PgStandby = {
+    ...cluster,
+    get port() {
+      return cluster.port;
+    },
+    get url() {
+      return cluster.url;
+    },
+    async promote() {
+      await must([join(bin, "pg_ctl"), "promote", "-w", "-t", "60", "-D", data], user);
+    },
+  };
+  try {
+    await must([join(bin, "pg_basebackup"), "-h", primary.dir, "-p", String(primary.port), "-U", PG_SUPERUSER, "-D", data, "-X", "stream", "--checkpoint=fast", "--no-sync"], user);
+    const conninfo = `host=127.0.0.1 port=${primary.port} user=${PG_SUPERUSER} application_name=${STANDBY_NAME}`;
+    appendFileSync(join(data, "postgresql.auto.conf"), `primary_conninfo = '${conninfo}'\n`);
+    writeFileSync(join(data, "standby.signal"), "");
+    await startOnFreePort();
+    return standby;
   } catch (error) {
     await cluster.stop().catch(() => undefined);
     throw error;

@@ -4,8 +4,11 @@
 
 import { PROBE_EVERY_MS, type DiskFailure, type WriteState } from "../write-health";
 
-/** SQLSTATE classes and client codes that mean the connection, not the request, failed. */
-const LOST_STATES = /^(08|57P0[1-3]|53300)/;
+/**
+ * SQLSTATE classes and client codes that mean the connection, not the request, failed. 25006 (a
+ * write refused as read-only) means the host is a standby now: the primary is elsewhere.
+ */
+const LOST_STATES = /^(08|57P0[1-3]|53300|25006)/;
 const LOST_CODES = new Set([
   "ERR_POSTGRES_CONNECTION_CLOSED",
   "ERR_POSTGRES_CONNECTION_REFUSED",
@@ -26,6 +29,9 @@ export class Connection {
   private lastProbeAt = -Infinity;
   private probing: Promise<WriteState> | undefined;
 
+  /** `lost` is told of every lost connection (primary.ts looks for the primary). */
+  constructor(private readonly lost: () => void = () => undefined) {}
+
   get state(): WriteState {
     return this.current;
   }
@@ -33,6 +39,7 @@ export class Connection {
   failureOf(error: unknown): DiskFailure | null {
     if (!isConnectionLoss(error)) return null;
     this.current = "unavailable";
+    this.lost();
     return "unavailable";
   }
 

@@ -47,13 +47,18 @@ export class Notifier {
     void this.woken(id, payload.slice(second + 1));
   }
 
+  /** The payload that wakes other instances' readers of stream `id` at `key`. */
+  payload(id: number, key: string): string {
+    return `${this.instance} ${id} ${key}`;
+  }
+
   /** One NOTIFY per stream the transaction changed. */
   async send(sql: TxSql, changes: StreamChange[]): Promise<void> {
     if (changes.length === 0) return;
     const payloads = new Set<string>();
     for (const c of changes) {
       const [id, key] = c.kind === "gone" ? [c.id, c.key] : [c.state.id, `${c.state.bucket}/${c.state.name}`];
-      payloads.add(`${this.instance} ${id} ${key}`);
+      payloads.add(this.payload(id, key));
     }
     await sql`SELECT pg_notify(${CHANNEL}, p) FROM unnest(${[...payloads]}::text[]) AS p`;
   }

@@ -1,10 +1,13 @@
 // The PostgreSQL-backed Store: several ursa processes on one database. The database is the only
-// truth: every write locks the rows it decides on inside its transaction and lets server/protocol
-// decide there; nothing is decided against a cache. Concurrent writes of this instance share one
-// transaction (group-commit.ts), and a write is acknowledged only once COMMIT has returned.
-// Other instances' commits reach this one's live readers as NOTIFY wake-ups (notify.ts).
+// truth; nothing is decided against a cache. An append is decided on the committed row and
+// applied only if the row has not changed since (conditional-apply.ts, conditional-commit.ts);
+// every other write locks the rows it decides on inside its transaction and lets server/protocol
+// decide there (group-commit.ts). Concurrent writes of this instance share one transaction, and a
+// write is acknowledged only once COMMIT has returned. Other instances' commits reach this one's
+// live readers as NOTIFY wake-ups (notify.ts). With several hosts in the URL, the store follows
+// the primary (primary.ts).
 
-import { SQL } from "bun";
+import type { SQL } from "bun";
 import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
@@ -15,7 +18,11 @@ import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, Store
 import { StreamStore } from "../stream-store";
 import type { CommitObserver } from "../commit-observer";
 import type { WriteState } from "../write-health";
+import { attempt, isConditional, type ConditionalContext } from "./conditional-apply";
+import { ConditionalCommit } from "./conditional-commit";
 import { Connection } from "./connection";
+import { hostUrls } from "./hosts";
+import { Primary } from "./primary";
 import { PgGroupCommit, type Locks, type TxSql, type WriteEffects } from "./group-commit";
 import { PgIntrospection } from "./introspection";
 import { isMessageStart, readRange } from "./lineage";
@@ -45,10 +52,15 @@ export interface PgStoreOptions {
 
 export class PgStore extends StreamStore implements Store {
   private readonly sql: SQL;
+  private readonly primary: Primary;
   private readonly now: () => number;
   private readonly clock: ProducerClock;
   private readonly quotas: Quotas;
   private readonly writes: PgGroupCommit;
+  private readonly conditional: ConditionalCommit;
+  private readonly conditionalContext: ConditionalContext;
+  /** Per stream key, the last write this instance took and has not finished. */
+  private readonly turns = new Map<string, Turn>();
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
   private readonly missedListeners: (() => void)[] = [];
   private readonly blobs: SnapshotBlobs;
@@ -63,14 +75,17 @@ export class PgStore extends StreamStore implements Store {
   private appendedBytes = 0;
   private appendedMessages = 0;
   private closing = false;
+  /** Whether the notifier has started (a host found at open needs no new LISTEN). */
+  private listening = false;
 
   private constructor(options: PgStoreOptions) {
     super();
     this.now = options.now ?? Date.now;
     this.clock = { nowMs: 0, limits: options.producerLimits ?? DEFAULT_PRODUCER_LIMITS };
     this.quotas = options.quotas ?? NO_QUOTAS;
-    this.sql = new SQL({ url: options.url, max: options.poolSize ?? 10 });
-    this.connection = new Connection();
+    this.primary = new Primary(hostUrls(options.url), options.poolSize ?? 10, () => this.moved());
+    this.sql = this.primary.sql;
+    this.connection = new Connection(() => this.primary.follow());
     this.sizes = new DatabaseSizes(this.sql);
     this.blobs = new SnapshotBlobs(this.sql, (work) => this.track(work), options.snapshotLeaseMs);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
@@ -87,23 +102,45 @@ export class PgStore extends StreamStore implements Store {
       committed: (fx) => this.committed(fx),
       failed: (error) => this.connection.failed(error),
     }, options.commitObserver);
+    this.conditional = new ConditionalCommit(this.sql, {
+      committed: (fx) => this.committed(fx),
+      failed: (error) => this.connection.failed(error),
+    }, options.commitObserver);
+    this.conditionalContext = {
+      sql: this.sql,
+      commit: this.conditional,
+      now: this.now,
+      clock: () => this.producerClock(),
+      wakeUp: (id, key) => this.notifier.payload(id, key),
+    };
   }
 
   /** Connects, migrates the schema (refusing a newer one) and starts listening. */
   static async open(options: PgStoreOptions): Promise<PgStore> {
     const store = new PgStore(options);
     try {
+      await store.primary.find();
       await migrate(store.sql);
       await store.notifier.start();
+      store.listening = true;
       await store.blobs.collectAbandoned(store.now());
       await store.sizes.measure();
     } catch (error) {
-      await store.sql.close();
+      await store.primary.close();
       throw error;
     }
     store.sweeper = setInterval(() => store.track(store.sweep()), options.sweepIntervalMs ?? 5_000);
     store.sweeper.unref();
     return store;
+  }
+
+  /**
+   * The store now queries another host, the new primary (primary.ts): LISTEN there, and have
+   * every live reader read again, since wake-ups sent meanwhile went nowhere.
+   */
+  private moved(): void {
+    if (!this.listening) return;
+    this.notifier.start().catch((error: unknown) => this.connection.failed(error));
   }
 
   private committed(fx: WriteEffects[]): void {
@@ -218,7 +255,58 @@ export class PgStore extends StreamStore implements Store {
 
   // ---- writes -----------------------------------------------------------------------------------
 
+  /**
+   * An append is decided on the committed row and applied only if the row has not moved since
+   * (conditional-apply.ts); a write that loses that race a few times in a row, and every other
+   * write, runs under row locks instead (group-commit.ts), where it cannot lose.
+   *
+   * The writes of one stream that reach this instance are decided in the order they came. A
+   * write that finds an earlier one of its stream still pending here cannot decide on the
+   * committed row, which does not show the earlier one yet: it joins the locked queue behind it,
+   * where the writes of one transaction see each other, so a burst on one stream still shares
+   * one commit.
+   */
   transact<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
+    if (this.closing) return Promise.reject(new Error("the store is closed"));
+    const keys = plan.reads.map((read) => read.key);
+    const prior = keys.flatMap((key) => this.turns.get(key) ?? []);
+    let queued: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (queued = resolve));
+    let run: Promise<T>;
+    if (prior.length === 0 && isConditional(plan)) {
+      run = this.conditionally(plan);
+    } else if (prior.length === 0) {
+      // Submitted now, in the order of the calls, like the store's other locked writes.
+      run = this.locked(plan);
+      queued();
+    } else {
+      run = Promise.all(prior.map((turn) => turn.ready)).then(() => {
+        try {
+          return this.locked(plan);
+        } finally {
+          queued();
+        }
+      });
+    }
+    const turn: Turn = { ready, done: run.then(() => undefined, () => undefined) };
+    void turn.done.then(() => {
+      queued();
+      for (const key of keys) if (this.turns.get(key) === turn) this.turns.delete(key);
+    });
+    for (const key of keys) this.turns.set(key, turn);
+    return run;
+  }
+
+  private async conditionally<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
+    for (let i = 0; i < CONDITIONAL_ATTEMPTS; i++) {
+      const outcome = await attempt(this.conditionalContext, plan);
+      if (outcome === "locked") break;
+      if (outcome !== "contended") return outcome.value;
+    }
+    return this.locked(plan);
+  }
+
+  private locked<T>(plan: WritePlan<T, SnapshotUpload>): Promise<T> {
     return this.submit(locksOf(plan), async (w) => {
       // The quota first: counting reclaims the bucket's expired streams (protocol/writes.ts).
       const refusal = plan.counts?.creates ? await this.quotaRefusal(w.sql, plan.counts.bucket, true) : null;
@@ -343,6 +431,8 @@ export class PgStore extends StreamStore implements Store {
 
   /** Resolves once what was started behind commits (reclaiming rows and blobs) is done. */
   async settle(): Promise<void> {
+    while (this.turns.size > 0) await Promise.all([...this.turns.values()].map((turn) => turn.done));
+    await this.conditional.drain();
     await this.writes.drain();
     while (this.background.size > 0) await Promise.all([...this.background]);
   }
@@ -350,11 +440,12 @@ export class PgStore extends StreamStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.blobs.stopRenewing();
+    while (this.turns.size > 0) await Promise.all([...this.turns.values()].map((turn) => turn.done));
     await this.writes.drain();
     this.closing = true;
     await this.settle();
     await this.notifier.stop();
-    await this.sql.close();
+    await this.primary.close();
   }
 
   // ---- expiry -----------------------------------------------------------------------------------
@@ -377,6 +468,16 @@ export class PgStore extends StreamStore implements Store {
     await this.sizes.measure();
   }
 }
+
+/** A write's place among its stream's writes on this instance. */
+interface Turn {
+  /** A later write of the stream may join the locked queue: this one is in it, or done. */
+  ready: Promise<void>;
+  done: Promise<void>;
+}
+
+/** Lost races in a row before a write takes the locked path. */
+const CONDITIONAL_ATTEMPTS = 3;
 
 /**
  * The rows a plan decides on. A plan of one stream whose first statement is its live load

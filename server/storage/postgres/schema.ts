@@ -121,6 +121,19 @@ export const MIGRATIONS: readonly string[] = [
     touched_at_ms bigint NOT NULL
   );
   `,
+  // 4: a stream row's version, bumped by every update of the row whoever makes it (a trigger, so
+  // no statement can forget). A decision made on an unlocked read applies its effects only while
+  // the version is the one it read (conditional-apply.ts); producer rows change only in the
+  // statements that also update their stream's row, so the version covers them too.
+  `
+  ALTER TABLE streams ADD COLUMN version bigint NOT NULL DEFAULT 0;
+  CREATE FUNCTION ursa_stream_version() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    NEW.version := OLD.version + 1;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER ursa_stream_version BEFORE UPDATE ON streams FOR EACH ROW EXECUTE FUNCTION ursa_stream_version();
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

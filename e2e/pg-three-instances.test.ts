@@ -1,0 +1,62 @@
+// Three ursa instances on one PostgreSQL database behind HAProxy (docs/haproxy.cfg with one
+// `server` line per instance, round-robin), every client request sent through the balancer: the
+// races of Ursula v0.9.0, Conditional Writes (prefix-count, outbox takeover, incarnation) hold
+// when consecutive requests of one client reach different instances.
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { startBalancer, type Balancer } from "./balancer.ts";
+import { createJson, describeRace, inspect, outboxTakeover, prefixCountRace, racingRecreate } from "./cw-races.ts";
+import { CLUSTER_HOOK_TIMEOUT_MS, startCluster, startPgUrsa, type PgCluster } from "./pg-instances.ts";
+import type { UrsaProcess } from "./server-process.ts";
+
+let cluster: PgCluster | undefined;
+const instances: UrsaProcess[] = [];
+let lb: Balancer | undefined;
+let streams = 0;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  for (let i = 0; i < 3; i++) instances.push(await startPgUrsa(cluster.url));
+  lb = await startBalancer(instances.map((u) => u.url));
+}, CLUSTER_HOOK_TIMEOUT_MS);
+
+afterAll(async () => {
+  await lb?.stop();
+  for (const u of instances) {
+    await u.stop();
+    u.cleanup();
+  }
+  await cluster?.stop();
+}, CLUSTER_HOOK_TIMEOUT_MS);
+
+const fresh = (name: string) => `${lb!.url}/three-instances/${name}-${++streams}-${Date.now().toString(36)}`;
+
+/** Messages each instance has acknowledged (its metrics), in instance order. */
+async function appendedPerInstance(): Promise<number[]> {
+  return Promise.all(
+    instances.map(async (u) => {
+      const text = await (await fetch(`${u.url}/__ursula/metrics`)).text();
+      return Number(/^ursa_appended_messages_total (\d+)/m.exec(text)?.[1] ?? "NaN");
+    }),
+  );
+}
+
+test("[CW] prefix-count: 8 writers through the balancer; each accepted commit's Stream-Seq is the number of events before it, and every instance took commits", { timeout: 120_000 }, async () => {
+  const url = fresh("prefix-count");
+  await createJson(url);
+  const before = await appendedPerInstance();
+  const race = await prefixCountRace([url]);
+  console.log(`[pg three instances] prefix-count contention: ${describeRace(race)}`);
+  const after = await appendedPerInstance();
+  for (let i = 0; i < 3; i++) expect(after[i]! - before[i]!, `instance ${i}: ${lb!.log()}`).toBeGreaterThan(0);
+  expect((await inspect(instances[0]!.url + new URL(url).pathname)).last_stream_seq).toBe((await inspect(instances[2]!.url + new URL(url).pathname)).last_stream_seq);
+});
+
+test("[CW] outbox takeover through the balancer: the old owner is fenced, every fact once, in order", { timeout: 60_000 }, async () => {
+  const url = fresh("outbox");
+  await createJson(url);
+  await outboxTakeover(url, url);
+});
+
+test("[CW] incarnation through the balancer: appenders with the old token never land in the recreated stream; they answer 412 with the new token", { timeout: 60_000 }, async () => {
+  await racingRecreate([fresh("incarnation")]);
+});

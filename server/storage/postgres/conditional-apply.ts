@@ -1,0 +1,153 @@
+// Appends without holding a lock across round trips. The plan (protocol/writes.ts) reads the
+// stream's committed row, with its version and the producer's row, in one statement; ursa decides
+// as it always does; and one prepared statement applies the effects only if the row still has that
+// version (a trigger bumps it on every update, schema step 4), sending the wake-up in the same
+// statement. If another write, on this instance or another, moved the version in between, the
+// statement changes nothing and the write reads and decides again. So an append costs two round
+// trips, and a PostgreSQL commit shared with the appends queued beside it (conditional-commit.ts).
+//
+// Only plans of one stream whose effects are appends take this path; anything else (a create, a
+// delete, an expired stream, an append that evicts the producer it re-admits) returns "locked"
+// and runs under row locks in group-commit.ts, as does a write that keeps losing the race.
+
+import type { SQL } from "bun";
+import { applyAppend, producerAfter } from "../../protocol/append";
+import { hasExpired } from "../../protocol/delete";
+import { isRemembered, type ProducerClock, type ProducerState } from "../../protocol/producer";
+import { ProducerTable } from "../../protocol/producer-table";
+import { splitKey, type StreamState } from "../../protocol/state";
+import type { StreamView, WritePlan } from "../../protocol/writes";
+import { appendsChange, type SnapshotUpload } from "../store";
+import type { ConditionalCommit } from "./conditional-commit";
+import { WriteEffects } from "./group-commit";
+import { CHANNEL } from "./notify";
+import { producerOf, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
+
+/** The stream row, its version, and the one producer's row as JSON ($3; null for none). */
+const READ = `SELECT ${STREAM_COLUMNS}, version,
+  (SELECT row_to_json(p) FROM producers p WHERE p.stream_id = streams.id AND p.producer_id = $3) AS producer
+  FROM streams WHERE bucket = $1 AND name = $2`;
+
+const READ_PRODUCERS = `SELECT * FROM producers WHERE stream_id = $1`;
+
+/**
+ * The effects of appends, applied only while the row has version $2. Every other part reads `s`,
+ * the update's result, so when the version moved nothing at all is written.
+ */
+const APPLY = `WITH s AS (
+    UPDATE streams SET tail = $3, message_count = $4, closed = $5, closed_by = $6::jsonb, last_seq = $7,
+      touched_at_ms = $8, last_write_at_ms = $9
+    WHERE id = $1 AND version = $2 RETURNING id),
+  m AS (INSERT INTO msgs (stream_id, start, append_start, at_ms, data)
+    SELECT s.id, u.start, u.append_start, $8, u.data FROM s, unnest($10::bigint[], $11::bigint[], $12::bytea[]) AS u(start, append_start, data)),
+  e AS (DELETE FROM producers WHERE stream_id IN (SELECT id FROM s) AND producer_id = ANY($13::text[])),
+  p AS (INSERT INTO producers (stream_id, producer_id, epoch, last_seq, last_start, last_next, updated_at_ms)
+    SELECT s.id, u.* FROM s, unnest($14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[]) AS u
+    ON CONFLICT (stream_id, producer_id) DO UPDATE SET epoch = EXCLUDED.epoch, last_seq = EXCLUDED.last_seq,
+      last_start = EXCLUDED.last_start, last_next = EXCLUDED.last_next, updated_at_ms = EXCLUDED.updated_at_ms),
+  n AS (SELECT pg_notify('${CHANNEL}', $20) FROM s)
+  SELECT (SELECT count(*) FROM s)::int AS applied, (SELECT count(*) FROM n)::int AS notified`;
+
+export type Attempt<T> = { value: T } | "contended" | "locked";
+
+interface ReadRow extends StreamRow {
+  version: string;
+  producer: ProducerRow | null;
+}
+
+export interface ConditionalContext {
+  sql: SQL;
+  commit: ConditionalCommit;
+  now: () => number;
+  clock: () => ProducerClock;
+  /** The NOTIFY payload that wakes other instances' readers of the stream. */
+  wakeUp: (id: number, key: string) => string;
+}
+
+/** Whether a plan may take this path: one stream, nothing but its row and a producer read, no bucket count. */
+export function isConditional(plan: WritePlan<unknown, SnapshotUpload>): boolean {
+  const [read] = plan.reads;
+  return plan.reads.length === 1 && !plan.counts && !read!.attrs && read!.boundary == null && !read!.fork && !read!.chain;
+}
+
+export async function attempt<T>(c: ConditionalContext, plan: WritePlan<T, SnapshotUpload>): Promise<Attempt<T>> {
+  const read = plan.reads[0]!;
+  const { bucket, name } = splitKey(read.key);
+  const producerId = read.producer ?? null;
+  const [row]: ReadRow[] = await c.sql.unsafe(READ, [bucket, name, producerId ?? ""]);
+  const now = c.now();
+  const clock = c.clock();
+  if (row && hasExpired(stateOf(row), now)) return "locked";
+  const state = row && stateOf(row, producerId === null ? ProducerTable.EMPTY : await producersFor(c, row, clock));
+  const view: StreamView = { state, attrs: null, atBoundary: false, appendAt: null, sources: [] };
+  const decision = plan.decide([view], clock, null);
+  // A refusal or a duplicate is true of the committed state that was read: nothing to apply.
+  if (decision.effects.length === 0) return { value: decision.result(new Map()) };
+  if (decision.effects.some((e) => e.kind !== "append")) return "locked";
+  const effect = decision.effects[0]!;
+  if (effect.kind !== "append" || decision.effects.length > 1 || !row) return "locked";
+
+  const fx = new WriteEffects();
+  let next = effect.state;
+  const starts: number[] = [];
+  const appendStarts: number[] = [];
+  const data: Uint8Array[] = [];
+  const evicts = new Set<string>();
+  const producers = new Map<string, ProducerState>();
+  for (const append of effect.appends) {
+    next = applyAppend(next, append, now);
+    let at = append.start;
+    for (const m of append.messages) {
+      starts.push(at);
+      appendStarts.push(append.start);
+      data.push(m);
+      at += m.length;
+    }
+    if (append.evicts !== null) evicts.add(append.evicts);
+    if (append.producer) producers.set(append.producer.id, producerAfter({ ...append, producer: append.producer }, now));
+    fx.appendedBytes += append.bytes;
+    fx.appendedMessages += append.messages.length;
+  }
+  // One statement cannot both delete and insert one row: such a batch runs under locks.
+  for (const id of producers.keys()) if (evicts.has(id)) return "locked";
+  fx.changes.push(appendsChange(next, effect.appends));
+  const entries = [...producers];
+  const values = [
+    next.id,
+    row.version,
+    next.tail,
+    next.messageCount,
+    next.closed,
+    next.closedBy,
+    next.lastSeq,
+    next.touchedAtMs,
+    next.lastWriteAtMs,
+    starts,
+    appendStarts,
+    data,
+    [...evicts],
+    entries.map(([id]) => id),
+    entries.map(([, p]) => p.epoch),
+    entries.map(([, p]) => p.lastSeq),
+    entries.map(([, p]) => p.lastStart),
+    entries.map(([, p]) => p.lastNext),
+    entries.map(([, p]) => p.updatedAtMs),
+    c.wakeUp(next.id, read.key),
+  ];
+  if (!(await c.commit.submit(read.key, APPLY, values, fx))) return "contended";
+  return { value: decision.result(new Map<string, StreamState | undefined>([[effect.key, next]])) };
+}
+
+/**
+ * The producers a decision about one producer needs (as StreamWrites.withProducers loads them):
+ * that one alone when the stream remembers it, else the whole table. Read after the row, the
+ * table may be newer than it; the version check then refuses the apply, and the write reads again.
+ */
+async function producersFor(c: ConditionalContext, row: ReadRow, clock: ProducerClock): Promise<ProducerTable> {
+  if (row.producer) {
+    const entry = producerOf(row.producer);
+    if (isRemembered(entry[1], clock)) return ProducerTable.from([entry]);
+  }
+  const all: ProducerRow[] = await c.sql.unsafe(READ_PRODUCERS, [row.id]);
+  return ProducerTable.from(all.map(producerOf));
+}
