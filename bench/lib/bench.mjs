@@ -46,8 +46,9 @@ async function runAll(o, snap) {
   const runs = [];
   for (const c of selected) {
     // --servers picks from the case's list; ursa variants (ursa-normal, ursa-mem) may stand in
-    // wherever the case runs ursa.
-    const fits = (s) => c.servers.includes(s) || (s.startsWith("ursa-") && c.servers.includes("ursa"));
+    // wherever the case runs ursa, and an older build's counterpart beside any ursa kind
+    // (ursa-b-capped beside ursa-capped).
+    const fits = (s) => c.servers.includes(s) || (s.startsWith("ursa-") && c.servers.includes("ursa")) || c.servers.some((x) => x.startsWith("ursa") && s === x.replace(/^ursa/, "ursa-b"));
     const servers = o.servers?.length ? o.servers.filter((s) => SERVER_KINDS[s] && fits(s)) : c.servers;
     const available = servers.filter((s) => {
       const ok = SERVER_KINDS[s].available();
