@@ -1,0 +1,69 @@
+// DS subscriptions as every engine keeps them (storage/subscriptions.ts): a record is saved whole
+// and read back as saved, per scope and id; removing one says whether it existed; a secret is made
+// once and then kept; and what was saved survives a reopen and a kill -9.
+
+import { describe, expect } from "bun:test";
+import { parseSubscriptionConfig } from "../../protocol/subscription-config";
+import { newSubscription, onAppend } from "../../protocol/subscription-wake";
+import type { Store } from "../store";
+import { NO_DELIVERY, type StoredSubscription, type SubscriptionStore } from "../subscriptions";
+import type { EngineFactory } from "./engine";
+import { contract, T0 } from "./helpers";
+
+function record(scope: string, id: string): StoredSubscription {
+  const parsed = parseSubscriptionConfig({ type: "pull-wake", pattern: "events/*", streams: ["manual/a"], wake_stream: "wake/pool", lease_ttl_ms: 1000 });
+  if (!parsed.ok) throw new Error(parsed.message);
+  const state = onAppend(newSubscription(id, parsed.value, [], () => 0), "events/x", () => 12, "wake-1", T0).state;
+  return { scope, origin: "http://127.0.0.1:4437", createdAtMs: T0, state, delivery: { ...NO_DELIVERY, lastError: "HTTP 500" } };
+}
+
+function subscriptionsOf(store: Store): SubscriptionStore {
+  if (!store.subscriptions) throw new Error("this engine keeps no subscriptions");
+  return store.subscriptions;
+}
+
+export function subscriptions(factory: EngineFactory): void {
+  if (!factory.subscriptions) return;
+  const t = (title: string, run: Parameters<typeof contract>[2]) => contract(factory, title, run);
+
+  describe("subscriptions (DS §6–§7)", () => {
+    t("a record is read back whole, per scope and id; saving again replaces it; removing says whether it existed", async ({ engine }) => {
+      const subs = subscriptionsOf(engine.store);
+      expect(await subs.all()).toEqual([]);
+      const a = record("v1", "s1");
+      const b = record("bkt1", "s1");
+      await subs.save(a);
+      await subs.save(b);
+      expect(await subs.all()).toEqual([b, a]);
+      const changed = { ...a, state: { ...a.state, generation: 7, wake: null } };
+      await subs.save(changed);
+      expect(await subs.all()).toEqual([b, changed]);
+      expect(await subs.remove("v1", "s1")).toBe(true);
+      expect(await subs.remove("v1", "s1")).toBe(false);
+      expect(await subs.all()).toEqual([b]);
+    });
+
+    t("a secret is made once, then kept", async ({ engine }) => {
+      const subs = subscriptionsOf(engine.store);
+      expect(await subs.secret("k", () => "first")).toBe("first");
+      expect(await subs.secret("k", () => "second")).toBe("first");
+      expect(await subs.secret("other", () => "third")).toBe("third");
+    });
+
+    if (!factory.durable) return;
+
+    t("records and secrets survive a reopen and a kill -9", async ({ engine }) => {
+      const subs = subscriptionsOf(engine.store);
+      const a = record("v1", "s1");
+      await subs.save(a);
+      await subs.secret("k", () => "kept");
+      const reopened = subscriptionsOf(await engine.reopen());
+      expect(await reopened.all()).toEqual([a]);
+      const b = record("v1", "s2");
+      await reopened.save(b);
+      const crashed = subscriptionsOf(await engine.crash());
+      expect(await crashed.all()).toEqual([a, b]);
+      expect(await crashed.secret("k", () => "new")).toBe("kept");
+    });
+  });
+}
