@@ -85,12 +85,13 @@ export function pendingPaths(state: SubscriptionState, tails: Tails): string[] {
 }
 
 /**
- * An append to `path` became durable: the pattern takes a new stream in from its start, and a wake
- * opens when the subscription follows the stream, has work and has no wake outstanding.
+ * An append to `path` became durable: the pattern takes a new stream in from `linkFrom` (its start,
+ * -1, unless the caller knows the stream predates the subscription), and a wake opens when the
+ * subscription follows the stream, has work and has no wake outstanding.
  */
-export function onAppend(state: SubscriptionState, path: string, tails: Tails, wakeId: string, nowMs: number): { state: SubscriptionState; opened: boolean } {
+export function onAppend(state: SubscriptionState, path: string, tails: Tails, wakeId: string, nowMs: number, linkFrom = -1): { state: SubscriptionState; opened: boolean } {
   let next = state;
-  if (state.config.pattern !== null && globMatches(state.config.pattern, path)) next = link(next, path, "glob", -1);
+  if (state.config.pattern !== null && globMatches(state.config.pattern, path)) next = link(next, path, "glob", linkFrom);
   if (!next.links.some((l) => l.path === path) || next.wake !== null) return { state: next, opened: false };
   if (pendingPaths(next, tails).length === 0) return { state: next, opened: false };
   return { state: openWake(next, tails, wakeId, nowMs), opened: true };
