@@ -34,6 +34,13 @@ describe("subscription wakes (DS §6–§7)", () => {
     expect(onAppend(s, "other/a", tailsOf({ "other/a": 3 }), "w1", 5000).opened).toBe(false);
   });
 
+  test("a pull-wake subscription never follows its own wake stream, even when its pattern takes it in", () => {
+    const own = { ...pull, pattern: "*", wakeStream: "wakes" };
+    const s = newSubscription("s", own, [], tailsOf({}));
+    expect(onAppend(s, "wakes", tailsOf({ wakes: 30 }), "w1", 0)).toEqual({ state: s, opened: false });
+    expect(onAppend(s, "jobs", tailsOf({ jobs: 3 }), "w1", 0).opened).toBe(true);
+  });
+
   test("while a wake is out, further appends open none: one generation at a time", () => {
     const s = onAppend(newSubscription("s", webhook, [], tailsOf({})), "events/a", tailsOf({ "events/a": 10 }), "w1", 0).state;
     const again = onAppend(s, "events/b", tailsOf({ "events/a": 10, "events/b": 4 }), "w2", 1);

@@ -90,6 +90,8 @@ export function pendingPaths(state: SubscriptionState, tails: Tails): string[] {
  * subscription follows the stream, has work and has no wake outstanding.
  */
 export function onAppend(state: SubscriptionState, path: string, tails: Tails, wakeId: string, nowMs: number, linkFrom = -1): { state: SubscriptionState; opened: boolean } {
+  // Its own wake stream is never followed: each wake event would wake the subscription again.
+  if (path === state.config.wakeStream) return { state, opened: false };
   let next = state;
   if (state.config.pattern !== null && globMatches(state.config.pattern, path)) next = link(next, path, "glob", linkFrom);
   if (!next.links.some((l) => l.path === path) || next.wake !== null) return { state: next, opened: false };
