@@ -54,7 +54,7 @@ export function subscriptionRoutes(deps: AppDeps): Routes {
       methods: { GET: (_c, t) => json(200, t.service.jwks(), "application/jwk-set+json") },
     });
     row("", {
-      GET: (_c, t) => render(t.service.get(t.scope, t.id)),
+      GET: async (_c, t) => render(await t.service.get(t.scope, t.id)),
       PUT: async (c, t) => {
         const body = await jsonBody(deps, c.raw);
         if (!isBody(body)) return renderError(body);

@@ -2,7 +2,8 @@
 // state (configuration, followed streams and their acked offsets, generation, outstanding wake and
 // lease, delivery status) as one record written atomically, and the server's own secrets (the
 // wake signing key, the callback token key), created once and kept, so that wakes signed and
-// tokens given before a restart still verify after it.
+// tokens given before a restart still verify after it. Saves are compare-and-set on a version, so
+// servers sharing one database never both open, ack or claim the same wake.
 
 import type { SubscriptionState } from "../protocol/subscription-wake";
 
@@ -16,6 +17,8 @@ export interface DeliveryStatus {
 }
 
 export interface StoredSubscription {
+  /** Bumped by every save: a save names the version it read, so two servers never both change one (compare-and-set). */
+  version: number;
   /** The surface it was created on: a bucket, or `v1` for `/v1/stream/__ds/…`. */
   scope: string;
   /** The origin it was created through: its callback and JWKS URLs are built on it. */
@@ -28,8 +31,12 @@ export interface StoredSubscription {
 export interface SubscriptionStore {
   /** Every subscription, of every scope. */
   all(): Promise<StoredSubscription[]>;
-  /** Writes a subscription's record whole; resolves once it is durable. */
-  save(subscription: StoredSubscription): Promise<void>;
+  get(scope: string, id: string): Promise<StoredSubscription | undefined>;
+  /**
+   * Writes a subscription's record whole if the stored one is still at `version - 1` (absent for
+   * version 1); resolves, once durable, with whether it did.
+   */
+  save(subscription: StoredSubscription): Promise<boolean>;
   /** Whether it existed. */
   remove(scope: string, id: string): Promise<boolean>;
   /** The secret kept under `name`, made with `make` (and kept) the first time it is asked for. */

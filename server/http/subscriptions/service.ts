@@ -38,11 +38,12 @@ export interface SubscriptionOptions {
 
 export type Answer = { status: number; body: Record<string, unknown> | null } | ProtocolError;
 
+/** Saves lost to another server before a change gives up (each loss means the other one progressed). */
+const MAX_SAVE_ATTEMPTS = 16;
 const keyOf = (scope: string, id: string) => `${scope}\u0000${id}`;
 const newWakeId = () => `w_${randomBytes(12).toString("base64url")}`;
 
 export class SubscriptionService {
-  private readonly records = new Map<string, StoredSubscription>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly leaseTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly retryTimers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -72,9 +73,8 @@ export class SubscriptionService {
   static async open(store: Store, options: SubscriptionOptions): Promise<SubscriptionService | null> {
     if (!store.subscriptions) return null;
     const service = new SubscriptionService(store, store.subscriptions, await WakeSigning.open(store.subscriptions), options);
-    for (const record of await store.subscriptions.all()) service.records.set(keyOf(record.scope, record.state.id), record);
     store.onChange((changes) => service.changed(changes));
-    for (const record of service.records.values()) service.resume(record);
+    for (const record of await store.subscriptions.all()) service.resume(record);
     return service;
   }
 
@@ -87,23 +87,17 @@ export class SubscriptionService {
     return { keys: [this.signing.jwk] };
   }
 
-  /** Every subscription of a scope, as the API shows them. */
-  list(scope: string): Record<string, unknown>[] {
-    return [...this.records.values()].filter((r) => r.scope === scope).map((r) => this.view(r));
-  }
-
-  get(scope: string, id: string): Answer {
-    const record = this.records.get(keyOf(scope, id));
+  async get(scope: string, id: string): Promise<Answer> {
+    const record = await this.subs.get(scope, id);
     return record ? { status: 200, body: this.view(record) } : notFound(id);
   }
 
   put(scope: string, id: string, config: SubscriptionConfig, origin: string): Promise<Answer> {
     return this.locked(scope, id, async () => {
-      const existing = this.records.get(keyOf(scope, id));
-      if (existing) {
-        if (!sameConfig(existing.state.config, config)) return protocolError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${id} exists with another configuration`);
-        return { status: 200, body: this.view(existing) };
-      }
+      const confirm = (existing: StoredSubscription): Answer =>
+        sameConfig(existing.state.config, config) ? { status: 200, body: this.view(existing) } : protocolError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${id} exists with another configuration`);
+      const existing = await this.subs.get(scope, id);
+      if (existing) return confirm(existing);
       if (config.webhookUrl !== null) {
         const refused = await refusalOf(config.webhookUrl, this.options.allowHosts, this.resolve, "pass");
         if (refused !== null) return protocolError("WEBHOOK_URL_REJECTED", refused);
@@ -112,19 +106,18 @@ export class SubscriptionService {
         if (subscriptionStreamKey(scope, path) === null) return protocolError("INVALID_SUBSCRIPTION", `${JSON.stringify(path)} names no stream here`);
       }
       const tails = await this.tails(scope, config.streams);
-      const record: StoredSubscription = { scope, origin, createdAtMs: this.now(), state: wake.newSubscription(id, config, [], tails), delivery: NO_DELIVERY };
-      await this.save(record);
-      return { status: 201, body: this.view(record) };
+      const record: StoredSubscription = { version: 1, scope, origin, createdAtMs: this.now(), state: wake.newSubscription(id, config, [], tails), delivery: NO_DELIVERY };
+      if (await this.subs.save(record)) return { status: 201, body: this.view(record) };
+      // Another server created it meanwhile.
+      const raced = await this.subs.get(scope, id);
+      return raced ? confirm(raced) : notFound(id);
     });
   }
 
   remove(scope: string, id: string): Promise<Answer> {
     return this.locked(scope, id, async () => {
-      const key = keyOf(scope, id);
-      if (!this.records.has(key)) return notFound(id);
-      await this.subs.remove(scope, id);
-      this.records.delete(key);
-      this.clearTimers(key);
+      if (!(await this.subs.remove(scope, id))) return notFound(id);
+      this.clearTimers(keyOf(scope, id));
       return { status: 204, body: null };
     });
   }
@@ -219,7 +212,14 @@ export class SubscriptionService {
   }
 
   private appended(bucket: string, name: string, streamCreatedAtMs: number, start: number): void {
-    for (const record of this.records.values()) {
+    void this.subs.all().then(
+      (all) => this.wakeAll(all, bucket, name, streamCreatedAtMs, start),
+      (error) => this.options.log.warn("subscriptions could not be read after an append", { error: String(error) }),
+    );
+  }
+
+  private wakeAll(all: StoredSubscription[], bucket: string, name: string, streamCreatedAtMs: number, start: number): void {
+    for (const record of all) {
       const path = subscriptionPathOf(record.scope, bucket, name);
       if (path === null) continue;
       const { scope, state } = record;
@@ -292,7 +292,7 @@ export class SubscriptionService {
   }
 
   private async deliver(scope: string, id: string, generation: number): Promise<void> {
-    const record = this.records.get(keyOf(scope, id));
+    const record = await this.subs.get(scope, id);
     if (this.closed || !record || record.state.generation !== generation || record.state.wake === null) return;
     const { state } = record;
     const tails = await this.tails(scope, linkedPaths(record));
@@ -330,10 +330,11 @@ export class SubscriptionService {
     if (old) clearTimeout(old);
     const timer = setTimeout(() => {
       this.retryTimers.delete(key);
-      const record = this.records.get(key);
-      if (!record) return;
-      if (record.state.wake !== null && wake.checkFence(record.state, { generation: record.state.generation, wakeId: record.state.wake.id }, this.now()).ok) this.send(scope, id, record.state.generation);
-      else void this.change(scope, id, (r) => this.reopen(r)).catch(() => undefined);
+      void this.subs.get(scope, id).then((record) => {
+        if (!record) return;
+        if (record.state.wake !== null && wake.checkFence(record.state, { generation: record.state.generation, wakeId: record.state.wake.id }, this.now()).ok) this.send(scope, id, record.state.generation);
+        else void this.change(scope, id, (r) => this.reopen(r)).catch(() => undefined);
+      });
     }, delayMs);
     this.retryTimers.set(key, timer);
   }
@@ -365,18 +366,28 @@ export class SubscriptionService {
 
   // ---- one subscription at a time
 
+  /**
+   * Reads the subscription, decides, and saves what changed if nobody else saved it meanwhile (a
+   * server sharing the database); if someone did, decides again on what they saved. Only the
+   * server whose save opened a wake sends it.
+   */
   private change(scope: string, id: string, run: (record: StoredSubscription) => Promise<Changed | ProtocolError>): Promise<Answer> {
     return this.locked(scope, id, async () => {
-      const record = this.records.get(keyOf(scope, id));
-      if (!record) return notFound(id);
-      const changed = await run(record);
-      if (isProtocolError(changed)) return changed;
-      if (changed.record !== record) {
-        await this.save(changed.record);
-        this.armLease(changed.record);
-        if (changed.opened) this.opened(changed.record);
+      for (let attempt = 1; ; attempt++) {
+        const record = await this.subs.get(scope, id);
+        if (!record) return notFound(id);
+        const changed = await run(record);
+        if (isProtocolError(changed)) return changed;
+        if (changed.record === record) return changed.answer;
+        const next = { ...changed.record, version: record.version + 1 };
+        if (!(await this.subs.save(next))) {
+          if (attempt >= MAX_SAVE_ATTEMPTS) throw new Error(`subscription ${id} changed under every one of ${attempt} attempts`);
+          continue;
+        }
+        this.armLease(next);
+        if (changed.opened) this.opened(next);
+        return changed.answer;
       }
-      return changed.answer;
     });
   }
 
@@ -393,11 +404,6 @@ export class SubscriptionService {
       if (this.locks.get(key) === settled) this.locks.delete(key);
     });
     return result;
-  }
-
-  private async save(record: StoredSubscription): Promise<void> {
-    await this.subs.save(record);
-    this.records.set(keyOf(record.scope, record.state.id), record);
   }
 
   private clearTimers(key: string): void {

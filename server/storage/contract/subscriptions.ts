@@ -14,7 +14,7 @@ function record(scope: string, id: string): StoredSubscription {
   const parsed = parseSubscriptionConfig({ type: "pull-wake", pattern: "events/*", streams: ["manual/a"], wake_stream: "wake/pool", lease_ttl_ms: 1000 });
   if (!parsed.ok) throw new Error(parsed.message);
   const state = onAppend(newSubscription(id, parsed.value, [], () => 0), "events/x", () => 12, "wake-1", T0).state;
-  return { scope, origin: "http://127.0.0.1:4437", createdAtMs: T0, state, delivery: { ...NO_DELIVERY, lastError: "HTTP 500" } };
+  return { version: 1, scope, origin: "http://127.0.0.1:4437", createdAtMs: T0, state, delivery: { ...NO_DELIVERY, lastError: "HTTP 500" } };
 }
 
 function subscriptionsOf(store: Store): SubscriptionStore {
@@ -27,20 +27,35 @@ export function subscriptions(factory: EngineFactory): void {
   const t = (title: string, run: Parameters<typeof contract>[2]) => contract(factory, title, run);
 
   describe("subscriptions (DS §6–§7)", () => {
-    t("a record is read back whole, per scope and id; saving again replaces it; removing says whether it existed", async ({ engine }) => {
+    t("a record is read back whole, per scope and id; saving the next version replaces it; removing says whether it existed", async ({ engine }) => {
       const subs = subscriptionsOf(engine.store);
       expect(await subs.all()).toEqual([]);
       const a = record("v1", "s1");
       const b = record("bkt1", "s1");
-      await subs.save(a);
-      await subs.save(b);
+      expect(await subs.save(a)).toBe(true);
+      expect(await subs.save(b)).toBe(true);
       expect(await subs.all()).toEqual([b, a]);
-      const changed = { ...a, state: { ...a.state, generation: 7, wake: null } };
-      await subs.save(changed);
+      expect(await subs.get("v1", "s1")).toEqual(a);
+      expect(await subs.get("v1", "s2")).toBeUndefined();
+      const changed = { ...a, version: 2, state: { ...a.state, generation: 7, wake: null } };
+      expect(await subs.save(changed)).toBe(true);
       expect(await subs.all()).toEqual([b, changed]);
       expect(await subs.remove("v1", "s1")).toBe(true);
       expect(await subs.remove("v1", "s1")).toBe(false);
       expect(await subs.all()).toEqual([b]);
+    });
+
+    t("a save that did not read the stored version changes nothing: of two servers changing one subscription, one wins", async ({ engine }) => {
+      const subs = subscriptionsOf(engine.store);
+      const a = record("v1", "s1");
+      expect(await subs.save(a)).toBe(true);
+      expect(await subs.save(a)).toBe(false);
+      const mine = { ...a, version: 2, state: { ...a.state, generation: 2 } };
+      const theirs = { ...a, version: 2, state: { ...a.state, generation: 3 } };
+      expect(await Promise.all([subs.save(mine), subs.save(theirs)])).toEqual([true, false]);
+      expect(await subs.get("v1", "s1")).toEqual(mine);
+      expect(await subs.save({ ...a, version: 5 })).toBe(false);
+      expect(await subs.save(record("v1", "new"))).toBe(true);
     });
 
     t("a secret is made once, then kept", async ({ engine }) => {
@@ -60,7 +75,7 @@ export function subscriptions(factory: EngineFactory): void {
       const reopened = subscriptionsOf(await engine.reopen());
       expect(await reopened.all()).toEqual([a]);
       const b = record("v1", "s2");
-      await reopened.save(b);
+      expect(await reopened.save(b)).toBe(true);
       const crashed = subscriptionsOf(await engine.crash());
       expect(await crashed.all()).toEqual([a, b]);
       expect(await crashed.secret("k", () => "new")).toBe("kept");

@@ -20,12 +20,20 @@ export class SqliteSubscriptions implements SubscriptionStore {
       .map((row) => JSON.parse(row.record) as StoredSubscription);
   }
 
-  save(subscription: StoredSubscription): Promise<void> {
+  async get(scope: string, id: string): Promise<StoredSubscription | undefined> {
+    const row = this.db.query<{ record: string }, [string, string]>("SELECT record FROM subscriptions WHERE scope = ? AND id = ?").get(scope, id);
+    return row ? (JSON.parse(row.record) as StoredSubscription) : undefined;
+  }
+
+  save(subscription: StoredSubscription): Promise<boolean> {
     const record = JSON.stringify(subscription);
+    const { scope } = subscription;
+    const { id } = subscription.state;
     return this.submit(() => {
-      this.db
-        .query("INSERT INTO subscriptions (scope, id, record) VALUES (?, ?, ?) ON CONFLICT (scope, id) DO UPDATE SET record = excluded.record")
-        .run(subscription.scope, subscription.state.id, record);
+      const stored = this.db.query<{ version: number }, [string, string]>("SELECT json_extract(record, '$.version') AS version FROM subscriptions WHERE scope = ? AND id = ?").get(scope, id);
+      if ((stored?.version ?? 0) !== subscription.version - 1) return false;
+      this.db.query("INSERT INTO subscriptions (scope, id, record) VALUES (?, ?, ?) ON CONFLICT (scope, id) DO UPDATE SET record = excluded.record").run(scope, id, record);
+      return true;
     });
   }
 
