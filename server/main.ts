@@ -176,7 +176,7 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
   const app = createApp({
     store,
     hub,
-    subscriptions: subscriptions ?? undefined,
+    subscriptions,
     v1BucketPaths: config.v1BucketPaths,
     bodies: new BodyBudget(config.maxInflightBodyBytes),
     pacer,

@@ -34,7 +34,7 @@ export function subscriptionRoutes(deps: AppDeps): Routes {
   ] as const) {
     const at = (c: RouteContext): Target | Response => {
       const service = deps.subscriptions;
-      if (!service) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported by this server's storage"));
+      if (!service) return renderError(protocolError("NOT_FOUND", "subscriptions are not running on this server"));
       const scope = scopeOf(c);
       if (scope !== V1_SCOPE) {
         const bucket = parseBucketId(scope);
@@ -49,7 +49,7 @@ export function subscriptionRoutes(deps: AppDeps): Routes {
       on: "…/__ds/jwks.json",
       target: (c) => {
         const service = deps.subscriptions;
-        return service ? { service, scope: scopeOf(c), id: "" } : renderError(protocolError("NOT_FOUND", "subscriptions are not supported by this server's storage"));
+        return service ? { service, scope: scopeOf(c), id: "" } : renderError(protocolError("NOT_FOUND", "subscriptions are not running on this server"));
       },
       methods: { GET: (_c, t) => json(200, t.service.jwks(), "application/jwk-set+json") },
     });

@@ -175,8 +175,8 @@ export interface Store {
   counts(): Promise<{ streams: number; buckets: number }>;
   /** Read-only queries for the console's introspection API. */
   readonly introspection: Introspection;
-  /** DS subscriptions (subscriptions.ts); an engine without them answers the reserved API 404. */
-  readonly subscriptions?: SubscriptionStore;
+  /** DS subscriptions (subscriptions.ts). */
+  readonly subscriptions: SubscriptionStore;
 
   /**
    * Whether a request failed because of the disk (full, read-only, an I/O error, a damaged page)

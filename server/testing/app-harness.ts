@@ -126,7 +126,7 @@ export function harness(options: HarnessOptions = {}): Harness {
   const app = createApp(deps, "/nonexistent");
   const ready = options.subscriptions
     ? SubscriptionService.open(store, { ...options.subscriptions, log }).then((service) => {
-        deps.subscriptions = service ?? undefined;
+        deps.subscriptions = service;
       })
     : Promise.resolve();
   return {

@@ -69,9 +69,7 @@ export class SubscriptionService {
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
   }
 
-  /** null for an engine that keeps no subscriptions: the reserved API then answers 404. */
-  static async open(store: Store, options: SubscriptionOptions): Promise<SubscriptionService | null> {
-    if (!store.subscriptions) return null;
+  static async open(store: Store, options: SubscriptionOptions): Promise<SubscriptionService> {
     const service = new SubscriptionService(store, store.subscriptions, await WakeSigning.open(store.subscriptions), options);
     store.onChange((changes) => service.changed(changes));
     for (const record of await store.subscriptions.all()) service.resume(record);

@@ -48,6 +48,4 @@ export interface EngineFactory {
   make(options: EngineOptions): Promise<Engine>;
   /** Whether the data outlives the store: the tests that reopen or crash it are run only then. */
   durable: boolean;
-  /** Whether the engine keeps DS subscriptions (Store.subscriptions): the subscription section runs only then. */
-  subscriptions: boolean;
 }

@@ -39,7 +39,6 @@ CREATE TRIGGER contract_fault BEFORE INSERT ON producers FOR EACH ROW EXECUTE FU
 
 const postgres: EngineFactory = {
   durable: true,
-  subscriptions: false,
   async make(options: EngineOptions): Promise<Engine> {
     const url = await cluster().createDatabase(`contract_${++databases}`);
     const open = () => PgStore.open({ url, now: options.now, producerLimits: options.producerLimits, quotas: options.quotas, poolSize: 4 });

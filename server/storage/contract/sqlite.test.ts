@@ -29,7 +29,6 @@ const literal = (s: string) => `'${s.replaceAll("'", "''")}'`;
 function sqliteEngines(onDisk: boolean): EngineFactory {
   return {
     durable: onDisk,
-    subscriptions: true,
     async make(options: EngineOptions): Promise<Engine> {
       const dir = onDisk ? mkdtempSync(join(tmpdir(), "ursa-contract-")) : null;
       let path = dir ? join(dir, "ursa.sqlite") : ":memory:";

@@ -17,13 +17,9 @@ function record(scope: string, id: string): StoredSubscription {
   return { version: 1, scope, origin: "http://127.0.0.1:4437", createdAtMs: T0, state, delivery: { ...NO_DELIVERY, lastError: "HTTP 500" } };
 }
 
-function subscriptionsOf(store: Store): SubscriptionStore {
-  if (!store.subscriptions) throw new Error("this engine keeps no subscriptions");
-  return store.subscriptions;
-}
+const subscriptionsOf = (store: Store): SubscriptionStore => store.subscriptions;
 
 export function subscriptions(factory: EngineFactory): void {
-  if (!factory.subscriptions) return;
   const t = (title: string, run: Parameters<typeof contract>[2]) => contract(factory, title, run);
 
   describe("subscriptions (DS §6–§7)", () => {

@@ -121,6 +121,16 @@ export const MIGRATIONS: readonly string[] = [
     touched_at_ms bigint NOT NULL
   );
   `,
+  // 4: DS subscriptions (subscriptions-table.ts): each one's record, saved compare-and-set on its version.
+  `
+  CREATE TABLE ursa_subscriptions (
+    scope text NOT NULL,
+    id text NOT NULL,
+    version bigint NOT NULL,
+    record text NOT NULL,
+    PRIMARY KEY (scope, id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
