@@ -1,10 +1,13 @@
 // The DS reserved subscription API (DS §6–§7, issue 49) through the app: its shapes, fencing and
 // leases, signed webhook wakes to a receiver on 127.0.0.1, and refused webhook targets.
 
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createPublicKey, verify } from "node:crypto";
 import { harness, type Harness } from "../testing/app-harness";
 import type { SubscriptionOptions } from "./subscriptions/service";
+
+// Wakes travel over real sockets to local receivers: on a loaded machine that takes a while.
+setDefaultTimeout(20_000);
 
 const J = { "content-type": "application/json" };
 let h: Harness | undefined;
@@ -42,7 +45,7 @@ function receiver(answer: () => Response | Promise<Response> = () => Response.js
     got,
     async next() {
       const seen = got.length;
-      const deadline = Date.now() + 3000;
+      const deadline = Date.now() + 10_000;
       while (got.length <= seen && Date.now() < deadline) await new Promise<void>((res) => ((wake = res), setTimeout(res, 50)));
       expect(got.length).toBeGreaterThan(seen);
       return got[got.length - 1]!;
@@ -65,7 +68,7 @@ const post = (path: string, body: unknown, token?: string) => h!.request("POST",
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code;
 
 async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + 10_000;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("timed out");
     await Bun.sleep(10);
@@ -168,6 +171,22 @@ describe("webhook wakes (DS §6–§7)", () => {
     const second = await r.next();
     expect(second.body.generation).toBe(2);
     expect(second.body.streams[0].acked_offset).toBe(tail);
+  });
+
+  test("a stream deleted and created again at the same path wakes the subscription from its start", async () => {
+    await open();
+    const r = receiver(() => Response.json({ done: true }));
+    await put(sub("w3"), { type: "webhook", streams: ["events/c"], webhook: { url: r.url } });
+    await h!.request("PUT", "/v1/stream/events/c", { headers: J, body: '{"long":"a longer first message"}' });
+    const first = await r.next();
+    const tail = first.body.streams[0].tail_offset;
+    await until(async () => ((await (await h!.request("GET", sub("w3"))).json()) as { streams: { acked_offset: string }[] }).streams[0]!.acked_offset === tail);
+    expect((await h!.request("DELETE", "/v1/stream/events/c")).status).toBe(204);
+    await until(async () => ((await (await h!.request("GET", sub("w3"))).json()) as { streams: { acked_offset: string }[] }).streams[0]!.acked_offset === "-1");
+    await h!.request("PUT", "/v1/stream/events/c", { headers: J, body: '{"n":1}' });
+    const second = await r.next();
+    expect(second.body.generation).toBe(2);
+    expect(second.body.streams[0]).toMatchObject({ path: "events/c", acked_offset: "-1", has_pending: true });
   });
 
   test("subscriptions under a bucket follow that bucket's streams only", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseSubscriptionConfig, type SubscriptionConfig } from "./subscription-config";
-import { applyAcks, autoAck, checkFence, claim, expireLease, finishWake, newSubscription, onAppend, unlinkExplicit, type SubscriptionState, type Tails } from "./subscription-wake";
+import { applyAcks, autoAck, checkFence, claim, expireLease, finishWake, newSubscription, onAppend, streamGone, unlinkExplicit, type SubscriptionState, type Tails } from "./subscription-wake";
 
 const config = (body: Record<string, unknown>): SubscriptionConfig => {
   const r = parseSubscriptionConfig({ lease_ttl_ms: 1000, ...body });
@@ -101,6 +101,16 @@ describe("subscription wakes (DS §6–§7)", () => {
     const s = ok(claim(onAppend(newSubscription("s", pull, [], tailsOf({})), "events/a", tailsOf({ "events/a": 1 }), "w1", 0).state, "k", tailsOf({ "events/a": 1 }), "x", 0));
     expect(expireLease(s, 999)).toBe(s);
     expect(expireLease(s, 1000)).toEqual({ ...s, wake: null });
+  });
+
+  test("a followed stream that is gone starts over from -1, so its successor at the same path wakes the subscription", () => {
+    const s = newSubscription("s", { ...pull, streams: ["a"] }, [], tailsOf({ a: 50 }));
+    const gone = streamGone(s, "a");
+    expect(gone.links[0]!.ackedOffset).toBe(-1);
+    expect(streamGone(gone, "a")).toBe(gone);
+    expect(streamGone(s, "other")).toBe(s);
+    expect(onAppend(gone, "a", tailsOf({ a: 5 }), "w1", 0).opened).toBe(true);
+    expect(onAppend(s, "a", tailsOf({ a: 5 }), "w1", 0).opened).toBe(false);
   });
 
   test("removing an explicit stream keeps it while the pattern still takes it in", () => {

@@ -80,6 +80,16 @@ export function unlinkExplicit(state: SubscriptionState, path: string): Subscrip
   return { ...state, links };
 }
 
+/**
+ * A followed stream is gone (deleted or expired): a stream created again at its path starts from
+ * its beginning, so its acked offset starts over too; otherwise the new stream's first messages,
+ * below the old acked offset, would never wake anyone.
+ */
+export function streamGone(state: SubscriptionState, path: string): SubscriptionState {
+  if (!state.links.some((l) => l.path === path && l.ackedOffset !== -1)) return state;
+  return { ...state, links: state.links.map((l) => (l.path === path ? { ...l, ackedOffset: -1 } : l)) };
+}
+
 export function pendingPaths(state: SubscriptionState, tails: Tails): string[] {
   return state.links.filter((l) => tails(l.path) > l.ackedOffset).map((l) => l.path);
 }

@@ -11,6 +11,7 @@ import type { Logger } from "../../ops/log";
 import { jsonMessages } from "../../protocol/json-body";
 import { isProtocolError, protocolError, type ProtocolError } from "../../protocol/errors";
 import { V1_PREFIX } from "../../protocol/paths";
+import { splitKey } from "../../protocol/state";
 import type { WakeAnswer } from "../../protocol/subscription-acks";
 import { sameConfig, type SubscriptionConfig } from "../../protocol/subscription-config";
 import { subscriptionPathOf, subscriptionStreamKey, V1_SCOPE } from "../../protocol/subscription-paths";
@@ -201,7 +202,25 @@ export class SubscriptionService {
     if (this.closed) return;
     for (const change of changes) {
       if (change.kind === "appended") this.appended(change.state.bucket, change.state.name, change.state.createdAtMs, change.start);
+      if (change.kind === "gone") this.gone(change.key);
     }
+  }
+
+  private gone(key: string): void {
+    const { bucket, name } = splitKey(key);
+    void this.subs.all().then(
+      (all) => {
+        for (const record of all) {
+          const path = subscriptionPathOf(record.scope, bucket, name);
+          if (path === null || !record.state.links.some((l) => l.path === path)) continue;
+          void this.change(record.scope, record.state.id, async (current) => {
+            const state = wake.streamGone(current.state, path);
+            return { record: state === current.state ? current : { ...current, state }, answer: { status: 200, body: null } };
+          }).catch(() => undefined);
+        }
+      },
+      (error) => this.options.log.warn("subscriptions could not be read after a delete", { error: String(error) }),
+    );
   }
 
   /** A stream was created with a body: its first messages wake subscriptions as an append's do. */
