@@ -262,6 +262,29 @@ describe("failing receivers (issue 49)", () => {
     expect(view.delivery.attempts).toBe(3);
   });
 
+  test("an endless answer is read only as far as a done could be, and counts as no done", async () => {
+    await open({ deliveryTimeoutMs: 2000 });
+    const r = receiver(
+      () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              controller.enqueue(new Uint8Array(16 * 1024).fill(32));
+            },
+          }),
+          { headers: J },
+        ),
+    );
+    await put(sub("big"), { type: "webhook", pattern: "events/*", webhook: { url: r.url }, lease_ttl_ms: 60_000 });
+    await h!.request("PUT", "/v1/stream/events/big", { headers: J, body: '{"n":1}' });
+    await until(async () => ((await (await h!.request("GET", sub("big"))).json()) as { delivery: { last_delivery_at: string | null } }).delivery.last_delivery_at !== null);
+    // Delivered (not timed out: the endless body was not read to its end), and no done was in it.
+    const view = (await (await h!.request("GET", sub("big"))).json()) as { wake: unknown; streams: { acked_offset: string }[]; delivery: { last_error: string | null } };
+    expect(view.delivery.last_error).toBeNull();
+    expect(view.wake).not.toBeNull();
+    expect(view.streams[0]!.acked_offset).toBe("-1");
+  });
+
   test("one that is gone (nothing listens) counts as failed", async () => {
     const r = receiver();
     r.stop();

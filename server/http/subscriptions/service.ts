@@ -367,7 +367,7 @@ export class SubscriptionService {
         redirect: "manual",
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = await res.text();
+      const text = await leadingText(res, MAX_ANSWER_BYTES);
       if (!res.ok) return { kind: "failed", error: `HTTP ${res.status}` };
       let done = false;
       try {
@@ -467,6 +467,25 @@ interface Changed {
   answer: { status: number; body: Record<string, unknown> | null };
   /** A new wake opened: it is sent once the record is saved. */
   opened?: boolean;
+}
+
+/** Of a receiver's answer only this much is read: `{"done": true}` is short, and a receiver must not fill memory. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** The first `limit` bytes of a body as text; the rest is not read. */
+async function leadingText(res: Response, limit: number): Promise<string> {
+  if (res.body === null) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  if (size >= limit) await reader.cancel();
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
 }
 
 /** Where a scope's reserved API lives. */
