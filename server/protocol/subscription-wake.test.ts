@@ -34,6 +34,15 @@ describe("subscription wakes (DS §6–§7)", () => {
     expect(onAppend(s, "other/a", tailsOf({ "other/a": 3 }), "w1", 5000).opened).toBe(false);
   });
 
+  test("an append after a wake's lease ran out opens the next generation, though no timer ended the wake", () => {
+    const s = onAppend(newSubscription("s", webhook, [], tailsOf({})), "events/a", tailsOf({ "events/a": 10 }), "w1", 0).state;
+    expect(onAppend(s, "events/a", tailsOf({ "events/a": 20 }), "w2", 999).opened).toBe(false);
+    const late = onAppend(s, "events/a", tailsOf({ "events/a": 20 }), "w2", 1000);
+    expect(late.opened).toBe(true);
+    expect(late.state.generation).toBe(2);
+    expect(late.state.wake?.id).toBe("w2");
+  });
+
   test("a pull-wake subscription never follows its own wake stream, even when its pattern takes it in", () => {
     const own = { ...pull, pattern: "*", wakeStream: "wakes" };
     const s = newSubscription("s", own, [], tailsOf({}));

@@ -97,12 +97,13 @@ export function pendingPaths(state: SubscriptionState, tails: Tails): string[] {
 /**
  * An append to `path` became durable: the pattern takes a new stream in from `linkFrom` (its start,
  * -1, unless the caller knows the stream predates the subscription), and a wake opens when the
- * subscription follows the stream, has work and has no wake outstanding.
+ * subscription follows the stream, has work and has no wake outstanding within its lease.
  */
 export function onAppend(state: SubscriptionState, path: string, tails: Tails, wakeId: string, nowMs: number, linkFrom = -1): { state: SubscriptionState; opened: boolean } {
   // Its own wake stream is never followed: each wake event would wake the subscription again.
   if (path === state.config.wakeStream) return { state, opened: false };
-  let next = state;
+  // A wake whose lease ran out is over even if no timer said so (its server may have died).
+  let next = expireLease(state, nowMs);
   if (state.config.pattern !== null && globMatches(state.config.pattern, path)) next = link(next, path, "glob", linkFrom);
   if (!next.links.some((l) => l.path === path) || next.wake !== null) return { state: next, opened: false };
   if (pendingPaths(next, tails).length === 0) return { state: next, opened: false };
