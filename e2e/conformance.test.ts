@@ -1,5 +1,7 @@
-// The official Durable Streams conformance suite (338 tests, 6 of them opt-in subscription
-// tests that stay skipped) against a freshly started compiled binary.
+// The official Durable Streams conformance suite (338 tests, the 6 opt-in subscription tests
+// among them) against a freshly started compiled binary. The subscription tests name streams
+// `{bucket}/{stream}` on /v1/stream/ (--v1-bucket-paths) and run their webhook receivers on
+// 127.0.0.1, which webhooks may call only when allowed (--webhook-allow-hosts).
 // Its CLI is broken as published (conformance.md §2.2); calling it from our own vitest file works.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runConformanceTests } from "@durable-streams/server-conformance-tests";
@@ -7,11 +9,11 @@ import { LONG_POLL_TIMEOUT_MS, startUrsa, type UrsaProcess } from "./server-proc
 
 describe("ursa binary", () => {
   // The suite reads baseUrl lazily, so the object can be filled in once the port is known.
-  const config = { baseUrl: "", longPollTimeoutMs: LONG_POLL_TIMEOUT_MS };
+  const config = { baseUrl: "", longPollTimeoutMs: LONG_POLL_TIMEOUT_MS, subscriptions: true };
   let ursa: UrsaProcess | undefined;
 
   beforeAll(async () => {
-    ursa = await startUrsa();
+    ursa = await startUrsa({ args: ["--v1-bucket-paths", "--webhook-allow-hosts", "127.0.0.1"] });
     config.baseUrl = ursa.url;
   });
 

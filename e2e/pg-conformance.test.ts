@@ -1,7 +1,11 @@
 // The official conformance suite against the PostgreSQL engine, twice on one cluster: one
 // instance, then two instances on one database behind HAProxy's round-robin (docs/haproxy.cfg),
 // so consecutive requests of every test reach different instances: a create on one and a read
-// on the other, a long-poll parked on one woken by an append on the other.
+// on the other, a long-poll parked on one woken by an append on the other. Subscriptions are on
+// (--v1-bucket-paths, webhooks to the suite's receivers on 127.0.0.1 allowed): on the pair a
+// subscription made through one instance is acked, claimed and released through the other.
+
+const SUBSCRIPTIONS = { args: ["--v1-bucket-paths", "--webhook-allow-hosts", "127.0.0.1"] };
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runConformanceTests } from "@durable-streams/server-conformance-tests";
 import { CLUSTER_HOOK_TIMEOUT_MS, startCluster, startPair, startPgUrsa, type Pair, type PgCluster } from "./pg-instances.ts";
@@ -18,11 +22,11 @@ afterAll(async () => {
 }, CLUSTER_HOOK_TIMEOUT_MS);
 
 describe("ursa binary on PostgreSQL, one instance", () => {
-  const config = { baseUrl: "", longPollTimeoutMs: LONG_POLL_TIMEOUT_MS };
+  const config = { baseUrl: "", longPollTimeoutMs: LONG_POLL_TIMEOUT_MS, subscriptions: true };
   let ursa: UrsaProcess | undefined;
 
   beforeAll(async () => {
-    ursa = await startPgUrsa(await cluster!.createDatabase("single"));
+    ursa = await startPgUrsa(await cluster!.createDatabase("single"), SUBSCRIPTIONS);
     config.baseUrl = ursa.url;
   });
 
@@ -40,11 +44,11 @@ describe("ursa binary on PostgreSQL, one instance", () => {
 });
 
 describe("two ursa instances on one PostgreSQL database behind HAProxy (round-robin)", () => {
-  const config = { baseUrl: "", longPollTimeoutMs: LONG_POLL_TIMEOUT_MS };
+  const config = { baseUrl: "", longPollTimeoutMs: LONG_POLL_TIMEOUT_MS, subscriptions: true };
   let pair: Pair | undefined;
 
   beforeAll(async () => {
-    pair = await startPair(await cluster!.createDatabase("pair"));
+    pair = await startPair(await cluster!.createDatabase("pair"), SUBSCRIPTIONS);
     config.baseUrl = pair.lb.url;
   });
 

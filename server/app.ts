@@ -18,6 +18,7 @@ import { Gate } from "./http/security/gate";
 import { DEFAULT_SECURITY } from "./http/security/options";
 import { dispatcher, Routes, type Match } from "./http/router";
 import { streamRoutes } from "./http/stream-routes";
+import { subscriptionRoutes } from "./http/subscription-routes";
 import { StorageFault } from "./storage/write-health";
 
 /** The whole HTTP surface: `fetch` for Bun.serve, `request` for tests (a URL and RequestInit), and the route a request takes. */
@@ -137,7 +138,7 @@ export function appRoutes(deps: AppDeps, gate: Gate, webRoot = WEB_ROOT): Routes
     .routes(introspectionRoutes(deps, gate))
     .routes(readerRoutes(deps))
     .all("/*", () => renderError(protocolError("NOT_FOUND", "no such admin route")));
-  return new Routes("other").routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(streamRoutes(deps, (req) => gate.credentialLeftMs(req)));
+  return new Routes("other").routes(consoleRoutes(webRoot)).routes(admin).routes(bucketRoutes(deps)).routes(subscriptionRoutes(deps)).routes(streamRoutes(deps, (req) => gate.credentialLeftMs(req)));
 }
 
 /** How long a refused request's body may go on arriving, read and dropped, before its connection closes. */

@@ -52,6 +52,8 @@ export const OPTIONS = [
   { flag: "max-streams-per-bucket", env: "URSA_MAX_STREAMS_PER_BUCKET", value: "N", default: "unlimited", help: "streams a bucket holds; creating one more gets 429 QUOTA_EXCEEDED", parse: limit },
   { flag: "allowed-hosts", env: "URSA_ALLOWED_HOSTS", value: "NAMES", default: "", help: "host names answered besides IP addresses, localhost and *.localhost, comma-separated; .example.com allows its subdomains; * turns the check off" },
   { flag: "cors-origins", env: "URSA_CORS_ORIGINS", value: "ORIGINS", default: "*", help: "origins whose pages may read (* for any) and, when listed, write; comma-separated scheme://host[:port]" },
+  { flag: "webhook-allow-hosts", env: "URSA_WEBHOOK_ALLOW_HOSTS", value: "HOSTS", default: "", help: "host names and addresses subscription webhooks may call although they are loopback, private or link-local, comma-separated" },
+  { flag: "v1-bucket-paths", env: "URSA_V1_BUCKET_PATHS", value: "", default: "false", help: "/v1/stream/{bucket}/{stream} names a stream of that bucket, as DS subscription clients expect; without it a / in a v1 stream ID is 400", parse: bool },
   { flag: "token", env: "URSA_TOKEN", value: "TOKEN", default: "", help: "a bearer token with every scope on every bucket (visible to ps: prefer the variable or --token-file)", secret: true },
   { flag: "token-file", env: "URSA_TOKEN_FILE", value: "FILE", default: "", help: "bearer tokens, one a line: TOKEN SCOPES [BUCKETS] (docs/security.md)" },
   { flag: "jwks", env: "URSA_JWKS", value: "FILE|URL", default: "", help: "accept JWT access tokens signed by a key of this JWKS (needs --jwt-issuer, --jwt-audience)" },

@@ -12,6 +12,7 @@ import { startupCheck, type SecurityConfig } from "./http/security/options";
 import { renderError } from "./http/error-map";
 import { json } from "./http/respond";
 import { LiveHub } from "./live/hub";
+import { SubscriptionService } from "./http/subscriptions/service";
 import { restartWithAllocatorOptions } from "./ops/allocator-restart";
 import { FALLBACK_FD_LIMIT, openFileLimit } from "./ops/descriptors";
 import { Logger } from "./ops/log";
@@ -161,9 +162,12 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
     { minBytesPerSecond: config.minBodyRate, windowMs: config.bodyRateWindow },
     { lift: (req) => closeIdleAfter(req, 0), restore: (req) => closeIdleAfter(req, idleSeconds) },
   );
+  const subscriptions = await SubscriptionService.open(store, { allowHosts: listOf(config.webhookAllowHosts), log });
   const app = createApp({
     store,
     hub,
+    subscriptions,
+    v1BucketPaths: config.v1BucketPaths,
     bodies: new BodyBudget(config.maxInflightBodyBytes),
     pacer,
     closeIdleAfter,
@@ -208,6 +212,7 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
     stopping = true;
     log.info("stopping: finishing in-flight writes", { signal });
     hub.shutdown();
+    subscriptions?.close();
     await server.stop(false);
     await store.close();
     lag.stop();
@@ -219,3 +224,8 @@ async function serve(config: Config, security: SecurityConfig, fdLimit: number |
 }
 
 start();
+
+/** A comma-separated option as its entries. */
+function listOf(raw: string): string[] {
+  return raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+}

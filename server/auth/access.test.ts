@@ -44,6 +44,28 @@ describe("what a request needs, by method and path shape", () => {
     expect(need("GET", "/%64emo/s1")).toBe("read demo STREAM_NOT_FOUND");
   });
 
+  test("a v1 path {bucket}/{stream} (--v1-bucket-paths) needs the scope on that bucket, not on _default", () => {
+    expect(need("PUT", "/v1/stream/events/x")).toBe("write events STREAM_NOT_FOUND");
+    expect(need("GET", "/v1/stream/events/x")).toBe("read events STREAM_NOT_FOUND");
+    expect(need("GET", "/v1/stream/ab/x")).toBe("read any-bucket");
+  });
+
+  test("DS subscriptions (issue 49): configuring is admin, a claim reads, a callback, ack or release carries its own token, the signing key is public", () => {
+    for (const method of ["GET", "PUT", "DELETE"]) expect(need(method, "/demo/__ds/subscriptions/s1")).toBe("admin demo BUCKET_NOT_FOUND");
+    expect(need("POST", "/demo/__ds/subscriptions/s1/streams")).toBe("admin demo BUCKET_NOT_FOUND");
+    expect(need("DELETE", "/demo/__ds/subscriptions/s1/streams/a")).toBe("admin demo BUCKET_NOT_FOUND");
+    expect(need("POST", "/demo/__ds/subscriptions/s1/claim")).toBe("read demo BUCKET_NOT_FOUND");
+    for (const action of ["callback", "ack", "release"]) expect(need("POST", `/demo/__ds/subscriptions/s1/${action}`)).toBe("open");
+    expect(need("GET", "/demo/__ds/jwks.json")).toBe("open");
+    // On /v1/stream/ a subscription may follow any bucket's streams: server-wide.
+    expect(need("PUT", "/v1/stream/__ds/subscriptions/s1")).toBe("admin server");
+    expect(need("POST", "/v1/stream/__ds/subscriptions/s1/claim")).toBe("read server");
+    expect(need("POST", "/v1/stream/__ds/subscriptions/s1/callback")).toBe("open");
+    expect(need("GET", "/v1/stream/__ds/jwks.json")).toBe("open");
+    // An action name elsewhere in the path is no action.
+    expect(need("POST", "/demo/__ds/subscriptions/callback")).toBe("admin demo BUCKET_NOT_FOUND");
+  });
+
   test("a path that names no valid bucket still needs the scope, on no bucket in particular", () => {
     expect(need("GET", "/favicon.ico")).toBe("read any-bucket");
     expect(need("POST", "/ab/s")).toBe("write any-bucket");

@@ -4,6 +4,10 @@
 //   /{bucket}…, /v1/stream/… (bucket _default) and /__ursula/api/{buckets|streams}/{bucket}…
 //   name their bucket; other /__ursula/ routes are server-wide.
 // The console, health and readiness need nothing; whoami checks a credential if one is given.
+// The DS reserved API (…/__ds/…, DS §6–§7): the signing key is public; a webhook callback and a
+// pull-wake ack or release carry the token the wake gave, which the handler checks, and nothing
+// else; a claim reads; everything else there configures, and is admin. On /v1/stream/ a
+// subscription may follow streams of any bucket, so its scope is server-wide.
 
 import { DEFAULT_BUCKET, parseBucketId, parseStreamUrlPath, V1_PREFIX } from "../protocol/paths";
 import { isSafeMethod } from "../protocol/methods";
@@ -28,18 +32,42 @@ const ANY_BUCKET = { [READ]: { kind: "any-bucket", scope: READ }, [WRITE]: { kin
 const SERVER = { [READ]: { kind: "server", scope: READ }, [ADMIN]: { kind: "server", scope: ADMIN } } as const;
 const V1_ROOT = V1_PREFIX.slice(0, -1);
 const API = "/__ursula/api/";
+const DS = "/__ds/";
+const V1_DS = `${V1_PREFIX}__ds/`;
 
 export function requiredAccess(method: string, raw: string): Access {
   if (raw === "/" || raw === "/ui" || raw.startsWith("/ui/")) return OPEN_ACCESS;
   if (raw.startsWith("/__ursula/")) return adminSurface(method, raw);
-  if (raw === V1_ROOT || raw.startsWith(V1_PREFIX)) return { kind: "bucket", scope: streamScope(method, ""), bucket: DEFAULT_BUCKET, conceal: "STREAM_NOT_FOUND" };
+  if (raw.startsWith(V1_DS)) return reserved(raw.slice(V1_DS.length), null);
+  if (raw === V1_ROOT || raw.startsWith(V1_PREFIX)) return v1Stream(method, raw.slice(V1_PREFIX.length));
   const second = raw.indexOf("/", 1);
   const bucket = validBucket(second < 0 ? raw.slice(1) : raw.slice(1, second));
+  if (second > 0 && raw.startsWith(DS, second)) return reserved(raw.slice(second + DS.length), bucket);
   if (second < 0 || second === raw.length - 1) return scoped(bucket, isSafeMethod(method) ? READ : ADMIN, "BUCKET_NOT_FOUND");
   const third = raw.indexOf("/", second + 1);
   if (third < 0 && raw.slice(second + 1) === "streams" && isSafeMethod(method)) return scoped(bucket, READ, "BUCKET_NOT_FOUND");
   const sub = third < 0 ? "" : segment(raw, third + 1);
   return scoped(bucket, streamScope(method, sub), "STREAM_NOT_FOUND");
+}
+
+/**
+ * A v1 stream: in `_default`, or, when the path is `{bucket}/{stream}` (--v1-bucket-paths), in
+ * that bucket. Without the option such a path is refused as a stream ID; asking for the bucket it
+ * would name costs nothing then.
+ */
+function v1Stream(method: string, rest: string): Access {
+  const slash = rest.indexOf("/");
+  const bucket = slash > 0 ? validBucket(rest.slice(0, slash)) : DEFAULT_BUCKET;
+  return scoped(bucket, streamScope(method, ""), "STREAM_NOT_FOUND");
+}
+
+/** `…/__ds/{rest}`, under a bucket or (bucket null) on /v1/stream/. */
+function reserved(rest: string, bucket: string | null): Access {
+  if (rest === "jwks.json") return OPEN_ACCESS;
+  const action = /^subscriptions\/[^/]+\/(callback|ack|release|claim)$/.exec(rest)?.[1];
+  if (action !== undefined && action !== "claim") return OPEN_ACCESS;
+  const scope = action === "claim" ? READ : ADMIN;
+  return bucket === null ? SERVER[scope] : scoped(bucket, scope, "BUCKET_NOT_FOUND");
 }
 
 /** A stream or one of its sub-resources (spec §1.1 item 6). Retention discards data, as a delete does. */

@@ -7,6 +7,7 @@ import type { ServerMetrics } from "../ops/server-metrics";
 import type { BodyBudget } from "./body-budget";
 import type { BodyPacer } from "./body-pace";
 import type { Store } from "../storage/store";
+import type { SubscriptionService } from "./subscriptions/service";
 
 export interface ServerLimits {
   maxBodyBytes: number;
@@ -44,6 +45,10 @@ export interface AppDeps {
   /** Absent with --metrics false: nothing is counted then. */
   metrics?: ServerMetrics;
   info: { version: string; dataPath: string; sync: string; startedAtMs: number };
+  /** `/v1/stream/{bucket}/{stream}` names a stream of that bucket (--v1-bucket-paths, spec §1.4). */
+  v1BucketPaths?: boolean;
+  /** DS subscriptions; absent when the engine keeps none (the reserved API answers 404). */
+  subscriptions?: SubscriptionService;
   /** Hosts, CORS and authentication; without it, the defaults of a loopback server with no options. */
   security?: SecurityConfig;
 }

@@ -24,9 +24,13 @@ export function statusOf(error: ProtocolError): number {
     case "INVALID_SNAPSHOT":
     case "INVALID_RECORD_BOUNDARIES":
     case "INVALID_FORK":
+    case "INVALID_SUBSCRIPTION":
+    case "WEBHOOK_URL_REJECTED":
     case "UNSUPPORTED_HEADER":
       return 400;
     case "UNAUTHORIZED":
+    // A subscription's callback or lease token that is not one this server gave (DS §7).
+    case "TOKEN_INVALID":
       return 401;
     case "PRODUCER_EPOCH_STALE":
     case "CROSS_ORIGIN_FORBIDDEN":
@@ -36,6 +40,7 @@ export function statusOf(error: ProtocolError): number {
     case "BUCKET_NOT_FOUND":
     case "STREAM_NOT_FOUND":
     case "SNAPSHOT_NOT_FOUND":
+    case "SUBSCRIPTION_NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
@@ -48,6 +53,10 @@ export function statusOf(error: ProtocolError): number {
     case "STREAM_SEQ_CONFLICT":
     case "PRODUCER_SEQ_CONFLICT":
     case "SNAPSHOT_CONFLICT":
+    case "SUBSCRIPTION_ALREADY_EXISTS":
+    case "FENCED":
+    case "ALREADY_CLAIMED":
+    case "NO_PENDING_WORK":
       return 409;
     // A create meets a soft-deleted path, as its own or as its fork source, as a conflict; every
     // other use of it finds it gone (spec §7.4).
@@ -119,7 +128,11 @@ export function renderError(error: ProtocolError): Response {
     h.set(H.connection, "close");
   }
   h.set(H.contentType, "application/json");
-  const body: { code: string; message: string; boundary_before?: string; boundary_after?: string } = { code: error.code, message: error.message };
+  const body: { code: string; message: string; boundary_before?: string; boundary_after?: string; current_holder?: string; generation?: number } = { code: error.code, message: error.message };
+  if (c.holder !== undefined) {
+    body.current_holder = c.holder.worker;
+    body.generation = c.holder.generation;
+  }
   if (c.boundaries !== undefined) {
     body.boundary_before = formatOffset(c.boundaries.before);
     body.boundary_after = formatOffset(c.boundaries.after);

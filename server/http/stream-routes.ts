@@ -1,5 +1,5 @@
 // Streams at /{bucket}/{stream} and at the compatibility surface /v1/stream/{name}, which maps
-// to bucket `_default` (spec §1.4). Both dispatch to the same handlers. A stream's sub-resources
+// to bucket `_default` (spec §1.4), and, with --v1-bucket-paths, /v1/stream/{bucket}/{stream}. Both dispatch to the same handlers. A stream's sub-resources
 // (`/attrs`, `/snapshot[/{offset}]`, `/retention[/{offset}]`, `/bootstrap`, `/append-batch`,
 // spec §1.1) exist only on the bucketed surface, and take the same single entry.
 
@@ -25,7 +25,7 @@ export function streamRoutes(deps: AppDeps, credentialLeft: CredentialLeft): Rou
   };
   // `/v1/stream` itself names the empty stream ID, which parseStreamPath refuses.
   routes.resource(V1_PREFIX.slice(0, -1), { family: "stream", on: "a stream", target: () => streamPath(DEFAULT_BUCKET, ""), methods });
-  routes.resource(`${V1_PREFIX}*`, { family: "stream", on: "a stream", target: (c) => v1Path(c.rest), methods });
+  routes.resource(`${V1_PREFIX}*`, { family: "stream", on: "a stream", target: (c) => v1Path(c.rest, deps.v1BucketPaths === true), methods });
   routes.resource("/:bucket/:stream", {
     family: "stream",
     on: "a stream",
@@ -62,9 +62,11 @@ function subTarget(c: RouteContext): SubTarget | Response {
   return path instanceof Response ? path : { path, arg };
 }
 
-function v1Path(raw: string): StreamPath | Response {
-  // The DS subscription prefix is reserved and not implemented (spec §2.23).
-  if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "subscriptions are not supported"));
+function v1Path(raw: string, bucketPaths: boolean): StreamPath | Response {
+  // The DS reserved prefix: its routes (subscription-routes.ts) are rows of their own.
+  if (raw === "__ds" || raw.startsWith("__ds/")) return renderError(protocolError("NOT_FOUND", "no such reserved DS route"));
+  const slash = raw.indexOf("/");
+  if (bucketPaths && slash > 0) return streamPath(raw.slice(0, slash), raw.slice(slash + 1));
   return streamPath(DEFAULT_BUCKET, raw);
 }
 

@@ -42,6 +42,8 @@ async function create(deps: AppDeps, req: Request, path: StreamPath, hold: BodyH
   const outcome = await deps.store.create(path.key, parsed.value);
   if (isProtocolError(outcome)) return renderError(outcome);
   const s = outcome.state;
+  // A create's first messages are no append the store tells its listeners of; subscriptions hear of them here.
+  if (outcome.kind === "created" && s.tail > 0) deps.subscriptions?.created(path.bucket, path.name);
   const h = baseHeaders();
   h.set(H.contentType, s.contentType);
   h.set(H.nextOffset, formatOffset(s.tail));

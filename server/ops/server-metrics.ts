@@ -13,7 +13,7 @@ import { Exposition, Histogram, type Labels } from "./metrics";
  * The label values of `family` in ursa_http_requests_total; http/observe.ts sorts requests into
  * them. Each of a stream's sub-resources (http/sub-resources.ts) is a family of its own.
  */
-export const ROUTE_FAMILIES = ["stream", "bucket", "listing", "admin", "console", "preflight", "other", "append_batch", "attrs", "snapshot", "retention", "bootstrap"] as const;
+export const ROUTE_FAMILIES = ["stream", "bucket", "listing", "admin", "console", "preflight", "other", "append_batch", "attrs", "snapshot", "retention", "bootstrap", "subscription"] as const;
 export type RouteFamily = (typeof ROUTE_FAMILIES)[number];
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"];

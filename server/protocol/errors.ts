@@ -19,12 +19,15 @@ export type ErrorCode =
   | "INVALID_SNAPSHOT"
   | "INVALID_RECORD_BOUNDARIES"
   | "INVALID_FORK"
+  | "INVALID_SUBSCRIPTION"
+  | "WEBHOOK_URL_REJECTED"
   | "UNSUPPORTED_HEADER"
   | "PRODUCER_EPOCH_STALE"
   | "NOT_FOUND"
   | "BUCKET_NOT_FOUND"
   | "STREAM_NOT_FOUND"
   | "SNAPSHOT_NOT_FOUND"
+  | "SUBSCRIPTION_NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
   | "STREAM_ALREADY_EXISTS_CONFLICT"
   | "BUCKET_NOT_EMPTY"
@@ -33,6 +36,11 @@ export type ErrorCode =
   | "STREAM_SEQ_CONFLICT"
   | "PRODUCER_SEQ_CONFLICT"
   | "SNAPSHOT_CONFLICT"
+  | "SUBSCRIPTION_ALREADY_EXISTS"
+  | "FENCED"
+  | "ALREADY_CLAIMED"
+  | "NO_PENDING_WORK"
+  | "TOKEN_INVALID"
   | "STREAM_SOFT_DELETED"
   | "STREAM_GONE"
   | "STREAM_INCARNATION_MISMATCH"
@@ -77,6 +85,8 @@ interface ContextFields {
   earliestOffset: number;
   /** An RFC 6750 §3 challenge, on a 401, an insufficient-scope 403 or a malformed credential's 400. */
   wwwAuthenticate: string;
+  /** Who holds a pull-wake subscription's lease, and its generation (DS §7). */
+  holder: { worker: string; generation: number };
   /** Whether a create (PUT) met the soft-deleted path, as its own path or as its fork source (spec §7.4). */
   onCreate: boolean;
   /** The message boundaries around an offset that falls inside a message, as byte positions. */
@@ -123,6 +133,7 @@ interface ErrorContexts {
   STREAM_SOFT_DELETED: Holding<"onCreate">;
   /** With the boundaries around the offset once they are looked up (http/nearest-boundaries.ts). */
   INVALID_SNAPSHOT: Holding<never, "boundaries">;
+  ALREADY_CLAIMED: Holding<"holder">;
 }
 
 export type ContextOf<C extends ErrorCode> = C extends keyof ErrorContexts ? ErrorContexts[C] : None;

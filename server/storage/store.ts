@@ -2,6 +2,7 @@
 // state, lets server/protocol decide, and applies the effect atomically; data, Stream-Seq,
 // producer state, closure and TTL move together or not at all.
 
+import type { SubscriptionStore } from "./subscriptions";
 import type { AppendDecision, AppendEffect, AppendRequest } from "../protocol/append";
 import type { CreateRequest } from "../protocol/create";
 import type { ProtocolError } from "../protocol/errors";
@@ -174,6 +175,8 @@ export interface Store {
   counts(): Promise<{ streams: number; buckets: number }>;
   /** Read-only queries for the console's introspection API. */
   readonly introspection: Introspection;
+  /** DS subscriptions (subscriptions.ts). */
+  readonly subscriptions: SubscriptionStore;
 
   /**
    * Whether a request failed because of the disk (full, read-only, an I/O error, a damaged page)

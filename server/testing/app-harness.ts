@@ -2,6 +2,8 @@
 // write could change, so a test can prove that a refused request committed nothing.
 
 import { createApp } from "../app";
+import type { AppDeps } from "../http/deps";
+import { SubscriptionService, type SubscriptionOptions } from "../http/subscriptions/service";
 import { BodyPacer, type PaceLimits } from "../http/body-pace";
 import { BodyBudget } from "../http/body-budget";
 import { LiveHub } from "../live/hub";
@@ -36,6 +38,8 @@ export interface Harness {
   fingerprint(key: string): Promise<string | null>;
   /** The metrics family of a request for `raw` (its path, still encoded), from the route it takes. */
   routeFamily(method: string, raw: string): RouteFamily;
+  /** Resolves once the subscription service is open (options.subscriptions), or at once without one. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,6 +70,10 @@ interface HarnessOptions {
   segmentBytes?: number;
   /** Whether the store should take other requests to be in progress; never if not given. */
   busy?: () => boolean;
+  /** Run DS subscriptions with these options (the log is the harness's); none if not given. */
+  subscriptions?: Omit<SubscriptionOptions, "log">;
+  /** `/v1/stream/{bucket}/{stream}` names that bucket's stream (--v1-bucket-paths). */
+  v1BucketPaths?: boolean;
 }
 
 /** The host every harness request names. */
@@ -89,8 +97,8 @@ export function harness(options: HarnessOptions = {}): Harness {
   });
   const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
   const logs: string[] = [];
-  const app = createApp(
-    {
+  const log = new Logger("debug", "text", (line) => void logs.push(line));
+  const deps: AppDeps = {
       store,
       hub,
       bodies: new BodyBudget(options.maxInflightBodyBytes ?? 256 * 1024 * 1024),
@@ -98,8 +106,9 @@ export function harness(options: HarnessOptions = {}): Harness {
       clientAddress: (req) => req.headers.get("x-test-client") ?? "127.0.0.1",
       inFlight: options.inFlight ?? (() => 1),
       stopping: () => false,
-      log: new Logger("debug", "text", (line) => void logs.push(line)),
+      log,
       metrics,
+      v1BucketPaths: options.v1BucketPaths,
       limits: {
         maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
         maxSnapshotBytes: options.maxSnapshotBytes ?? 4 * 1024 * 1024,
@@ -113,9 +122,13 @@ export function harness(options: HarnessOptions = {}): Harness {
       closeIdleAfter: () => undefined,
       info: { version: "test", dataPath: ":memory:", sync: "full", startedAtMs: clock.now },
       security: { ...DEFAULT_SECURITY, allowedHosts: { any: false, names: new Set([HARNESS_HOST]), domains: [] }, ...options.security },
-    },
-    "/nonexistent",
-  );
+  };
+  const app = createApp(deps, "/nonexistent");
+  const ready = options.subscriptions
+    ? SubscriptionService.open(store, { ...options.subscriptions, log }).then((service) => {
+        deps.subscriptions = service;
+      })
+    : Promise.resolve();
   return {
     store,
     hub,
@@ -129,12 +142,14 @@ export function harness(options: HarnessOptions = {}): Harness {
         app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, signal: init.signal, duplex: "half" } as RequestInit),
       ),
     routeFamily: (method, raw) => ROUTE_FAMILIES[app.route(method, raw).family]!,
+    ready,
     async fingerprint(key) {
       const s = await store.get(key);
       return s ? fingerprintOf(store, s) : null;
     },
     close: () => {
       lag.stop();
+      deps.subscriptions?.close();
       return store.close();
     },
   };

@@ -15,6 +15,7 @@ import { lifetime } from "./lifetime";
 import { model } from "./model";
 import { resources } from "./resources";
 import { streams } from "./streams";
+import { subscriptions } from "./subscriptions";
 
 export type { Engine, EngineFactory, EngineOptions, InjectedFault } from "./engine";
 
@@ -31,5 +32,6 @@ export function storeContract(name: string, factory: EngineFactory): void {
     buckets(factory);
     crash(factory);
     model(factory);
+    subscriptions(factory);
   });
 }

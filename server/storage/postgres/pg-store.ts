@@ -7,7 +7,8 @@
 // live readers as NOTIFY wake-ups (notify.ts). With several hosts in the URL, the store follows
 // the primary (primary.ts).
 
-import type { SQL } from "bun";
+import { SQL } from "bun";
+import { PgSubscriptions } from "./subscriptions-table";
 import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
@@ -69,6 +70,7 @@ export class PgStore extends StreamStore implements Store {
   private readonly sizes: DatabaseSizes;
   readonly connection: Connection;
   readonly introspection: PgIntrospection;
+  readonly subscriptions: PgSubscriptions;
   /** Work started behind commits (reclaiming), awaited by settle(). */
   private readonly background = new Set<Promise<void>>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -89,6 +91,7 @@ export class PgStore extends StreamStore implements Store {
     this.sizes = new DatabaseSizes(this.sql);
     this.blobs = new SnapshotBlobs(this.sql, (work) => this.track(work), options.snapshotLeaseMs);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
+    this.subscriptions = new PgSubscriptions(this.sql);
     this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
     this.notifier = new Notifier(
       this.sql,

@@ -134,6 +134,16 @@ export const MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER ursa_stream_version BEFORE UPDATE ON streams FOR EACH ROW EXECUTE FUNCTION ursa_stream_version();
   `,
+  // 5: DS subscriptions (subscriptions-table.ts): each one's record, saved compare-and-set on its version.
+  `
+  CREATE TABLE ursa_subscriptions (
+    scope text NOT NULL,
+    id text NOT NULL,
+    version bigint NOT NULL,
+    record text NOT NULL,
+    PRIMARY KEY (scope, id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@
 // leaves, ~25 stream rows and ~25 producer rows, so COMMIT wrote ~35 pages to the WAL; the log
 // alone dirties its last page or two (docs/design/message-log.md).
 
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /**
  * Up to version 4 log ids were AUTOINCREMENT's; from version 5 ursa gives them (message-log.ts
@@ -133,6 +133,11 @@ CREATE TABLE IF NOT EXISTS msg_files (
 ) WITHOUT ROWID;`;
 
 /** A message row's length, wherever its bytes are. */
+/** DS subscriptions (storage/subscriptions.ts): each one's state as one JSON record. */
+const SUBSCRIPTIONS = `
+CREATE TABLE IF NOT EXISTS subscriptions (scope TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (scope, id)) WITHOUT ROWID;
+`;
+
 export const ROW_LENGTH = "coalesce(m.flen, length(m.data))";
 
 export const SCHEMA = `
@@ -183,7 +188,7 @@ CREATE TABLE IF NOT EXISTS producers (
   updated_at_ms INTEGER NOT NULL,
   PRIMARY KEY (stream_id, producer_id)
 ) WITHOUT ROWID;
-`;
+${SUBSCRIPTIONS}`;
 
 /**
  * Version 2 kept an index on msgs itself and wrote every summary row at once. The table is rebuilt
@@ -240,4 +245,4 @@ const MIGRATE_9_TO_10 = `ALTER TABLE msgs ADD COLUMN ${FILE_LENGTH_COLUMN};${SEG
  * 8 database needs nothing more than its new version number, which also keeps an older ursa from
  * opening it.
  */
-export const MIGRATIONS: Readonly<Record<number, string>> = { 2: MIGRATE_2_TO_3, 3: MIGRATE_3_TO_4, 4: "", 5: MIGRATE_5_TO_6, 6: MIGRATE_6_TO_7, 7: MIGRATE_7_TO_8, 8: "", 9: MIGRATE_9_TO_10 };
+export const MIGRATIONS: Readonly<Record<number, string>> = { 2: MIGRATE_2_TO_3, 3: MIGRATE_3_TO_4, 4: "", 5: MIGRATE_5_TO_6, 6: MIGRATE_6_TO_7, 7: MIGRATE_7_TO_8, 8: "", 9: MIGRATE_9_TO_10, 10: SUBSCRIPTIONS };

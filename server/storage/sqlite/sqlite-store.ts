@@ -8,6 +8,7 @@
 // (the cache and the TTL touches, the health and the full-disk watch, group commit and what it
 // tells of commits), the later one registers with the earlier.
 
+import { SqliteSubscriptions } from "./subscriptions-table";
 import type { Database } from "bun:sqlite";
 import { isJsonType } from "../../protocol/content-type";
 import type { ProtocolError } from "../../protocol/errors";
@@ -103,6 +104,7 @@ export class SqliteStore extends StreamStore implements Store {
   private readonly buckets: SqliteBuckets;
   private readonly listing: Listing;
   readonly introspection: SqliteIntrospection;
+  readonly subscriptions: SqliteSubscriptions;
   /** Snapshot files a crash left without a row, deleted once the store is open (close waits for it). */
   private readonly orphanFiles: Promise<void>;
   private readonly sweeper: ReturnType<typeof setInterval>;
@@ -145,6 +147,7 @@ export class SqliteStore extends StreamStore implements Store {
         mayHoldLoop: (batch) => batch.small() && !this.busy(),
       }, options.commitObserver));
       const submit = <T>(run: (tx: Batch) => T) => writes.submit(run);
+      this.subscriptions = new SqliteSubscriptions(db, submit);
 
       const touches = (this.touches = new TtlTouches({ cache, now, submit, writeTouch: (at, id) => st.updateTouch.run(at, id) }));
       cache.pinWhile((key, state) => touches.saving(key, state));
