@@ -66,7 +66,7 @@ test("--print-config shows each value and where it came from: flag, then environ
   expect(entry("max-body-bytes")).toBe("max-body-bytes = 1000 # max-body-bytes in ursa.toml");
   expect(entry("memory")).toBe("memory = false # default");
   expect(entry("max-connections")).toMatch(/^max-connections = "auto" # default; auto is \d+ here$/);
-  for (const l of lines.slice(1)) expect(l).toMatch(/^[a-z-]+ = \S+ +# \S.*$/);
+  for (const l of lines.slice(1)) expect(l).toMatch(/^[a-z0-9-]+ = \S+ +# \S.*$/);
 });
 
 test("the running server takes a flag over the environment, the environment over the file, the file over the default", { timeout: 20_000 }, async () => {
