@@ -10,6 +10,7 @@ import { formatOffset } from "../protocol/offsets";
 import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import { visibleKey, type Visibility } from "../auth/visibility";
+import { authorize } from "../auth/authorize";
 import type { BucketPage, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
 import { isJsonType } from "../protocol/content-type";
 import { searchMessages } from "./message-search";
@@ -95,6 +96,17 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
       scanned: page.scanned,
       partial: page.partial,
     } satisfies StreamPage);
+  });
+
+  // A bucket's subscriptions show their webhook URLs, which only the admin scope may read through
+  // the reserved API (GET __ds/subscriptions/{id}): the same scope is asked for here.
+  app.get("/api/buckets/:bucket/subscriptions", async (c) => {
+    const bucket = parseBucketId(c.req.param("bucket"));
+    if (!bucket.ok) return renderError(bucket.error);
+    const refused = authorize(gate.principal(c.req.raw), { kind: "bucket", scope: ADMIN, bucket: bucket.value, conceal: "BUCKET_NOT_FOUND" }, false);
+    if (refused) return renderError(refused);
+    if (!deps.subscriptions) return renderError(protocolError("NOT_FOUND", "subscriptions are not running on this server"));
+    return json({ bucket_id: bucket.value, subscriptions: await deps.subscriptions.list(bucket.value) });
   });
 
   app.get("/api/streams/:bucket/:stream/forks", async (c) => {

@@ -91,6 +91,12 @@ export class SubscriptionService {
     return record ? { status: 200, body: this.view(record) } : notFound(id);
   }
 
+  /** Every subscription of one scope, as GET shows each, by id: the console's list of a bucket's subscriptions. */
+  async list(scope: string): Promise<Record<string, unknown>[]> {
+    const records = (await this.subs.all()).filter((r) => r.scope === scope);
+    return records.sort((a, b) => (a.state.id < b.state.id ? -1 : a.state.id > b.state.id ? 1 : 0)).map((r) => this.view(r));
+  }
+
   put(scope: string, id: string, config: SubscriptionConfig, origin: string): Promise<Answer> {
     return this.locked(scope, id, async () => {
       const confirm = (existing: StoredSubscription): Answer =>

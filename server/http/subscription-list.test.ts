@@ -1,0 +1,89 @@
+// The console's list of a bucket's subscriptions (GET /__ursula/api/buckets/{b}/subscriptions):
+// each one as the reserved API's GET shows it, its lease after a claim, and only to a token with
+// the admin scope on that bucket (webhook URLs are the admin's to read).
+
+import { afterEach, describe, expect, test } from "bun:test";
+import { NO_AUTH } from "../auth/authenticator";
+import { ADMIN, ALL_SCOPES, READ } from "../auth/scopes";
+import { harness, type Harness } from "../testing/app-harness";
+
+const ADMIN_DEMO = "admin-demo-0123456789";
+const READ_DEMO = "read-demo-01234567890";
+const ADMIN_OTHER = "admin-other-012345678";
+const J = { "content-type": "application/json" };
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function open(withTokens: boolean): Promise<Harness> {
+  const tokens = [
+    { token: ADMIN_DEMO, scopes: ALL_SCOPES, buckets: new Set(["demo"]) },
+    { token: READ_DEMO, scopes: READ, buckets: new Set(["demo"]) },
+    { token: ADMIN_OTHER, scopes: ADMIN | READ, buckets: new Set(["other"]) },
+  ];
+  h = harness({ subscriptions: { allowHosts: ["127.0.0.1"] }, ...(withTokens ? { security: { auth: { ...NO_AUTH, tokens } } } : {}) });
+  await h.ready;
+  return h;
+}
+
+const auth = (token?: string) => (token ? { authorization: `Bearer ${token}` } : {});
+const send = (method: string, path: string, body?: unknown, token?: string) =>
+  h!.request(method, path, { headers: { ...J, ...auth(token) }, body: body === undefined ? undefined : JSON.stringify(body) });
+const list = (bucket: string, token?: string) => h!.request("GET", `/__ursula/api/buckets/${bucket}/subscriptions`, { headers: auth(token) });
+
+describe("a bucket's subscriptions", () => {
+  test("lists each subscription of the bucket only, by id, with its lease after a claim", async () => {
+    await open(false);
+    for (const b of ["/demo", "/other"]) expect((await send("PUT", b)).status).toBe(201);
+    for (const s of ["/demo/wake-pool", "/demo/events-a", "/other/wake-x"]) expect((await send("PUT", s)).status).toBe(201);
+    expect((await send("PUT", "/demo/__ds/subscriptions/w1", { type: "webhook", pattern: "events-*", webhook: { url: "http://127.0.0.1:9/hook" } })).status).toBe(201);
+    expect((await send("PUT", "/demo/__ds/subscriptions/p1", { type: "pull-wake", streams: ["events-a"], wake_stream: "wake-pool", lease_ttl_ms: 30_000 })).status).toBe(201);
+    expect((await send("PUT", "/other/__ds/subscriptions/x1", { type: "pull-wake", pattern: "*", wake_stream: "wake-x" })).status).toBe(201);
+    expect((await send("POST", "/demo/events-a", ["m"])).status).toBe(204);
+    // The wake opens once the append is committed: claim until there is one to claim.
+    let claimed = await send("POST", "/demo/__ds/subscriptions/p1/claim", { worker: "worker-7" });
+    for (let tries = 0; claimed.status === 409 && tries < 200; tries++) {
+      await Bun.sleep(10);
+      claimed = await send("POST", "/demo/__ds/subscriptions/p1/claim", { worker: "worker-7" });
+    }
+    expect([claimed.status, claimed.status === 200 ? "" : await claimed.text()]).toEqual([200, ""]);
+
+    const res = await list("demo");
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as { bucket_id: string; subscriptions: { id: string; type: string; pattern?: string; streams: { path: string }[]; generation: number; wake: { holder: string | null; lease_expires_at: string | null } | null }[] };
+    expect(page.bucket_id).toBe("demo");
+    expect(page.subscriptions.map((s) => [s.id, s.type, s.pattern ?? s.streams.map((l) => l.path).join()])).toEqual([
+      ["p1", "pull-wake", "events-a"],
+      ["w1", "webhook", "events-*"],
+    ]);
+    const p1 = page.subscriptions[0]!;
+    expect(p1.generation).toBeGreaterThan(0);
+    expect(p1.wake?.holder).toBe("worker-7");
+    expect(Date.parse(p1.wake!.lease_expires_at!)).toBeGreaterThan(Date.now() - 60_000);
+    // The single resource and the list agree.
+    const one = (await (await send("GET", "/demo/__ds/subscriptions/p1")).json()) as Record<string, unknown>;
+    expect(page.subscriptions[0]).toEqual(one as never);
+  });
+
+  test("a bucket without subscriptions lists none; an invalid bucket ID is 400", async () => {
+    await open(false);
+    expect(((await (await list("empty")).json()) as { subscriptions: unknown[] }).subscriptions).toEqual([]);
+    expect((await list("__bad")).status).toBe(400);
+  });
+
+  test("needs the admin scope on that bucket; another bucket's token is told it does not exist", async () => {
+    await open(true);
+    expect((await send("PUT", "/demo", undefined, ADMIN_DEMO)).status).toBe(201);
+    expect((await send("PUT", "/demo/wake-pool", undefined, ADMIN_DEMO)).status).toBe(201);
+    expect((await send("PUT", "/demo/__ds/subscriptions/p1", { type: "pull-wake", pattern: "*", wake_stream: "wake-pool" }, ADMIN_DEMO)).status).toBe(201);
+    expect((await list("demo", ADMIN_DEMO)).status).toBe(200);
+    expect((await list("demo", READ_DEMO)).status).toBe(403);
+    const other = await list("demo", ADMIN_OTHER);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: { code: string } }).error.code).toBe("BUCKET_NOT_FOUND");
+    expect((await list("demo")).status).toBe(401);
+  });
+});
