@@ -29,7 +29,7 @@ async function open(withTokens: boolean): Promise<Harness> {
   return h;
 }
 
-const auth = (token?: string) => (token ? { authorization: `Bearer ${token}` } : {});
+const auth = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
 const send = (method: string, path: string, body?: unknown, token?: string) =>
   h!.request(method, path, { headers: { ...J, ...auth(token) }, body: body === undefined ? undefined : JSON.stringify(body) });
 const list = (bucket: string, token?: string) => h!.request("GET", `/__ursula/api/buckets/${bucket}/subscriptions`, { headers: auth(token) });
