@@ -249,3 +249,32 @@ export interface ReaderPage {
   /** More readers than listed. */
   truncated: boolean;
 }
+
+/**
+ * A subscription as `GET …/__ds/subscriptions/{id}` shows it (http/subscriptions/view.ts). A type,
+ * not an interface, so that it is also the reserved API's plain JSON record.
+ */
+export type SubscriptionView = {
+  id: string;
+  subscription_id: string;
+  type: "webhook" | "pull-wake";
+  pattern?: string;
+  streams: { path: string; link_type: "explicit" | "glob"; acked_offset: string }[];
+  webhook?: { url: string; signing: { alg: "ed25519"; kid: string; jwks_url: string } };
+  wake_stream?: string;
+  lease_ttl_ms: number;
+  created_at: string;
+  status: "active" | "failed";
+  description?: string;
+  /** Bumped by every wake opened; an answer naming another generation is fenced. */
+  generation: number;
+  /** The outstanding wake, if any: who holds its lease (pull-wake) and until when. */
+  wake: { wake_id: string; holder: string | null; lease_expires_at: string | null } | null;
+  delivery: { last_delivery_at: string | null; last_error: string | null; attempts: number; next_attempt_at: string | null };
+};
+
+/** GET /__ursula/api/buckets/{bucket}/subscriptions: the bucket's subscriptions, by id. */
+export interface SubscriptionList {
+  bucket_id: string;
+  subscriptions: SubscriptionView[];
+}

@@ -11,7 +11,7 @@ import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import { visibleKey, type Visibility } from "../auth/visibility";
 import { authorize } from "../auth/authorize";
-import type { BucketPage, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
+import type { BucketPage, ServerInfo, StreamDetail, StreamPage, SubscriptionList, WhoAmI } from "../introspection-api";
 import { isJsonType } from "../protocol/content-type";
 import { searchMessages } from "./message-search";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
@@ -106,7 +106,7 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
     const refused = authorize(gate.principal(c.req.raw), { kind: "bucket", scope: ADMIN, bucket: bucket.value, conceal: "BUCKET_NOT_FOUND" }, false);
     if (refused) return renderError(refused);
     if (!deps.subscriptions) return renderError(protocolError("NOT_FOUND", "subscriptions are not running on this server"));
-    return json({ bucket_id: bucket.value, subscriptions: await deps.subscriptions.list(bucket.value) });
+    return json({ bucket_id: bucket.value, subscriptions: await deps.subscriptions.list(bucket.value) } satisfies SubscriptionList);
   });
 
   app.get("/api/streams/:bucket/:stream/forks", async (c) => {

@@ -19,6 +19,7 @@ import * as wake from "../../protocol/subscription-wake";
 import type { Store, StreamChange } from "../../storage/store";
 import { NO_DELIVERY, type StoredSubscription, type SubscriptionStore } from "../../storage/subscriptions";
 import { showOffset, subscriptionView } from "./view";
+import type { SubscriptionView } from "../../introspection-api";
 import { WakeSigning } from "./wake-signing";
 import { refusalOf, systemResolver, type Resolver } from "./webhook-target";
 
@@ -92,7 +93,7 @@ export class SubscriptionService {
   }
 
   /** Every subscription of one scope, as GET shows each, by id: the console's list of a bucket's subscriptions. */
-  async list(scope: string): Promise<Record<string, unknown>[]> {
+  async list(scope: string): Promise<SubscriptionView[]> {
     const records = (await this.subs.all()).filter((r) => r.scope === scope);
     return records.sort((a, b) => (a.state.id < b.state.id ? -1 : a.state.id > b.state.id ? 1 : 0)).map((r) => this.view(r));
   }
@@ -459,7 +460,7 @@ export class SubscriptionService {
     }));
   }
 
-  private view(record: StoredSubscription): Record<string, unknown> {
+  private view(record: StoredSubscription): SubscriptionView {
     return subscriptionView(record, { kid: this.signing.kid, jwksUrl: `${record.origin}${prefixOf(record.scope)}/__ds/jwks.json` });
   }
 

@@ -5,6 +5,7 @@
 import { formatOffset } from "../../protocol/offsets";
 import type { StreamLink } from "../../protocol/subscription-wake";
 import type { StoredSubscription } from "../../storage/subscriptions";
+import type { SubscriptionView } from "../../introspection-api";
 
 export const showOffset = (offset: number) => (offset < 0 ? "-1" : formatOffset(offset));
 
@@ -14,7 +15,7 @@ export function linkType(link: StreamLink): "explicit" | "glob" {
   return link.explicit ? "explicit" : "glob";
 }
 
-export function subscriptionView(s: StoredSubscription, signing: { kid: string; jwksUrl: string }): Record<string, unknown> {
+export function subscriptionView(s: StoredSubscription, signing: { kid: string; jwksUrl: string }): SubscriptionView {
   const { state, delivery } = s;
   const c = state.config;
   return {
