@@ -278,3 +278,24 @@ export interface SubscriptionList {
   bucket_id: string;
   subscriptions: SubscriptionView[];
 }
+
+/** A wake the console's test receiver was handed (http/subscriptions/test-receiver.ts). */
+export interface ReceivedWake {
+  received_at: string;
+  subscription_id: string;
+  wake_id: string;
+  generation: number;
+  streams: { path: string; acked_offset: string; tail_offset: string; has_pending: boolean }[];
+  /** The `Webhook-Signature` header it came with. */
+  signature: string;
+  /** Whether that signature verifies with the key of `__ds/jwks.json`. */
+  signature_verified: boolean;
+}
+
+/** GET /__ursula/api/buckets/{bucket}/test-receiver: the last wakes it got, newest first. */
+export interface ReceivedWakes {
+  bucket_id: string;
+  /** The webhook URL path that delivers here. */
+  path: string;
+  wakes: ReceivedWake[];
+}

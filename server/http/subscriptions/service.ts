@@ -22,6 +22,7 @@ import { showOffset, subscriptionView } from "./view";
 import type { SubscriptionView } from "../../introspection-api";
 import { WakeSigning } from "./wake-signing";
 import { refusalOf, systemResolver, type Resolver } from "./webhook-target";
+import { isTestReceiverUrl, TestReceiver } from "./test-receiver";
 
 export interface SubscriptionOptions {
   /** Hosts and addresses a webhook may reach although they are internal (--webhook-allow-hosts). */
@@ -56,6 +57,8 @@ export class SubscriptionService {
   private readonly retryDelayMs: number;
   private readonly maxRetryDelayMs: number;
   private closed = false;
+  /** The console's test receiver: wakes to it are handed over here, not sent (test-receiver.ts). */
+  readonly testReceiver: TestReceiver;
 
   private constructor(
     private readonly store: Store,
@@ -69,6 +72,7 @@ export class SubscriptionService {
     this.maxAttempts = options.maxAttempts ?? 8;
     this.retryDelayMs = options.retryDelayMs ?? 1_000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    this.testReceiver = new TestReceiver(signing.jwk, this.now);
   }
 
   static async open(store: Store, options: SubscriptionOptions): Promise<SubscriptionService> {
@@ -104,7 +108,7 @@ export class SubscriptionService {
         sameConfig(existing.state.config, config) ? { status: 200, body: this.view(existing) } : protocolError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${id} exists with another configuration`);
       const existing = await this.subs.get(scope, id);
       if (existing) return confirm(existing);
-      if (config.webhookUrl !== null) {
+      if (config.webhookUrl !== null && !isTestReceiverUrl(config.webhookUrl, scope, origin)) {
         const refused = await refusalOf(config.webhookUrl, this.options.allowHosts, this.resolve, "pass");
         if (refused !== null) return protocolError("WEBHOOK_URL_REJECTED", refused);
       }
@@ -329,7 +333,7 @@ export class SubscriptionService {
       callback_token: this.signing.token(subjectOf(scope, id), generation),
     });
     const url = state.config.webhookUrl!;
-    const outcome = await this.post(url, body, Math.min(this.timeoutMs, state.config.leaseTtlMs));
+    const outcome = isTestReceiverUrl(url, scope, record.origin) ? this.handOver(scope, body) : await this.post(url, body, Math.min(this.timeoutMs, state.config.leaseTtlMs));
     await this.change(scope, id, async (current) => {
       if (current.state.generation !== generation || current.state.wake === null) return { record: current, answer: { status: 200, body: null } };
       if (outcome.kind === "failed") {
@@ -361,6 +365,12 @@ export class SubscriptionService {
       });
     }, delayMs);
     this.retryTimers.set(key, timer);
+  }
+
+  /** A wake to the console's test receiver: signed as any wake, taken in-process, answered `done`. */
+  private handOver(scope: string, body: string): { kind: "answered"; done: boolean } {
+    this.testReceiver.take(scope, body, this.signing.signature(body, this.now()));
+    return { kind: "answered", done: true };
   }
 
   private async post(url: string, body: string, timeoutMs: number): Promise<{ kind: "answered"; done: boolean } | { kind: "failed"; error: string }> {
