@@ -1,13 +1,14 @@
 // A bucket's subscriptions (DS §6–§7) and their state: for each, what it follows, where its wakes
 // go, the wake outstanding (generation), who holds its lease and until when, and how the last
 // webhook delivery went. Asked again every few seconds, so a wake or a lease shows as it happens.
+// Below them, "Try a webhook" (WebhookTry.tsx).
 import { useEffect, useMemo } from "preact/hooks";
 import { SubscriptionsModel } from "../../state/subscriptions";
 import { count } from "../../format";
 import { Panel } from "../common/Panel";
-import type { ComponentChildren } from "preact";
+import { WebhookTry } from "./WebhookTry";
 
-export function SubscriptionsPanel({ bucket, children }: { bucket: string; children?: ComponentChildren }) {
+export function SubscriptionsPanel({ bucket }: { bucket: string }) {
   const model = useMemo(() => new SubscriptionsModel(bucket), [bucket]);
   useEffect(() => {
     model.start();
@@ -58,7 +59,7 @@ export function SubscriptionsPanel({ bucket, children }: { bucket: string; child
           ))}
         </ul>
       )}
-      {children}
+      <WebhookTry bucket={bucket} onChange={() => void model.list.reload()} />
     </Panel>
   );
 }
