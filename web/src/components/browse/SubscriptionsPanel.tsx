@@ -7,6 +7,7 @@ import { SubscriptionsModel } from "../../state/subscriptions";
 import { count } from "../../format";
 import { Panel } from "../common/Panel";
 import { WebhookTry } from "./WebhookTry";
+import { Term } from "../learn/Term";
 
 export function SubscriptionsPanel({ bucket }: { bucket: string }) {
   const model = useMemo(() => new SubscriptionsModel(bucket), [bucket]);
@@ -26,7 +27,7 @@ export function SubscriptionsPanel({ bucket }: { bucket: string }) {
       )}
       {page && rows.length === 0 && (
         <p class="muted small-line" data-testid="subscriptions-empty">
-          No subscription: nothing is told when this bucket's streams are appended to.
+          No <Term id="subscription" />: nothing is told when this bucket's streams are appended to.
         </p>
       )}
       {rows.length > 0 && (

@@ -5,6 +5,7 @@ import { useEffect, useMemo } from "preact/hooks";
 import { browseTransport } from "../../state/app";
 import { TRY_STREAM, WebhookTryModel } from "../../state/webhookTry";
 import { clock } from "../../format";
+import { Term } from "../learn/Term";
 
 const STATUS: Record<string, string> = {
   working: "Creating the stream and the subscription…",
@@ -24,7 +25,7 @@ export function WebhookTry({ bucket, onChange }: { bucket: string; onChange: () 
       <h3>Try a webhook</h3>
       <p class="muted small-line">
         Subscribes to <span class="mono">{TRY_STREAM}</span> in this bucket with a webhook to this server's test receiver (<span class="mono">{model.receiverUrl}</span>), which
-        the server hands wakes to itself and lists here. Then appends a message, so a wake arrives.
+        the server hands wakes to itself and lists here. Then appends a message, so a <Term id="wake" /> arrives.
       </p>
       <div class="actions-row">
         {id === null ? (
