@@ -85,6 +85,7 @@ test("a pull-wake subscription made with curl is listed with its lease after a w
     await expect(sub).toContainText("wake stream wakes");
     await expect(sub).toContainText("wake pending");
     await expect(sub.getByTestId("sub-wake")).toContainText(`generation ${generation}`);
+    await expect(sub.getByTestId("sub-wake")).toContainText("pending since ");
     await expect(sub.getByTestId("sub-lease")).toContainText("worker-7 until ");
     await expect(sub.getByTestId("sub-lease")).toContainText("(in ");
     await expectLayoutHolds(page, `bucket page with a claimed pull-wake subscription, ${width} px`);

@@ -268,8 +268,8 @@ export type SubscriptionView = {
   description?: string;
   /** Bumped by every wake opened; an answer naming another generation is fenced. */
   generation: number;
-  /** The outstanding wake, if any: who holds its lease (pull-wake) and until when. */
-  wake: { wake_id: string; holder: string | null; lease_expires_at: string | null } | null;
+  /** The outstanding wake, if any: since when, who holds its lease (pull-wake) and until when. */
+  wake: { wake_id: string; opened_at: string | null; holder: string | null; lease_expires_at: string | null } | null;
   delivery: { last_delivery_at: string | null; last_error: string | null; attempts: number; next_attempt_at: string | null };
 };
 

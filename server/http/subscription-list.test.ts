@@ -56,7 +56,7 @@ describe("a bucket's subscriptions", () => {
 
     const res = await list("demo");
     expect(res.status).toBe(200);
-    const page = (await res.json()) as { bucket_id: string; subscriptions: { id: string; type: string; pattern?: string; streams: { path: string }[]; generation: number; wake: { holder: string | null; lease_expires_at: string | null } | null }[] };
+    const page = (await res.json()) as { bucket_id: string; subscriptions: { id: string; type: string; pattern?: string; streams: { path: string }[]; generation: number; wake: { holder: string | null; opened_at: string | null; lease_expires_at: string | null } | null }[] };
     expect(page.bucket_id).toBe("demo");
     expect(page.subscriptions.map((s) => [s.id, s.type, s.pattern ?? s.streams.map((l) => l.path).join()])).toEqual([
       ["p1", "pull-wake", "events-a"],
@@ -65,6 +65,7 @@ describe("a bucket's subscriptions", () => {
     const p1 = page.subscriptions[0]!;
     expect(p1.generation).toBeGreaterThan(0);
     expect(p1.wake?.holder).toBe("worker-7");
+    expect(Date.parse(p1.wake!.opened_at!)).toBeLessThanOrEqual(Date.parse(p1.wake!.lease_expires_at!));
     expect(Date.parse(p1.wake!.lease_expires_at!)).toBeGreaterThan(Date.now() - 60_000);
     // The single resource and the list agree.
     const one = (await (await send("GET", "/demo/__ds/subscriptions/p1")).json()) as Record<string, unknown>;

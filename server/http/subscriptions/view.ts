@@ -31,7 +31,7 @@ export function subscriptionView(s: StoredSubscription, signing: { kid: string; 
     status: delivery.lastError === null ? "active" : "failed",
     description: c.description ?? undefined,
     generation: state.generation,
-    wake: state.wake === null ? null : { wake_id: state.wake.id, holder: state.wake.holder, lease_expires_at: iso(state.wake.leaseUntilMs) },
+    wake: state.wake === null ? null : { wake_id: state.wake.id, opened_at: iso(state.wake.openedAtMs ?? null), holder: state.wake.holder, lease_expires_at: iso(state.wake.leaseUntilMs) },
     delivery: { last_delivery_at: iso(delivery.lastDeliveryAtMs), last_error: delivery.lastError, attempts: delivery.attempts, next_attempt_at: iso(delivery.nextAttemptAtMs) },
   };
 }

@@ -34,7 +34,7 @@ export function describeSubscription(s: SubscriptionView, now = Date.now()): Sub
     type: s.type,
     follows: follows || "no stream yet",
     target: s.type === "webhook" ? (s.webhook?.url ?? "—") : `wake stream ${s.wake_stream ?? "—"}`,
-    wake: s.wake === null ? `none (generation ${count(s.generation)})` : `generation ${count(s.generation)}, ${s.wake.wake_id}`,
+    wake: s.wake === null ? `none (generation ${count(s.generation)})` : `generation ${count(s.generation)}, ${s.wake.wake_id}${s.wake.opened_at === null ? "" : `, pending since ${when(s.wake.opened_at, now)}`}`,
     pending: s.wake !== null,
     lease,
     lastDelivery: s.type === "webhook" ? (when(s.delivery.last_delivery_at, now) ?? "never") : "— (workers claim)",
