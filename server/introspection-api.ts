@@ -249,3 +249,53 @@ export interface ReaderPage {
   /** More readers than listed. */
   truncated: boolean;
 }
+
+/**
+ * A subscription as `GET …/__ds/subscriptions/{id}` shows it (http/subscriptions/view.ts). A type,
+ * not an interface, so that it is also the reserved API's plain JSON record.
+ */
+export type SubscriptionView = {
+  id: string;
+  subscription_id: string;
+  type: "webhook" | "pull-wake";
+  pattern?: string;
+  streams: { path: string; link_type: "explicit" | "glob"; acked_offset: string }[];
+  webhook?: { url: string; signing: { alg: "ed25519"; kid: string; jwks_url: string } };
+  wake_stream?: string;
+  lease_ttl_ms: number;
+  created_at: string;
+  status: "active" | "failed";
+  description?: string;
+  /** Bumped by every wake opened; an answer naming another generation is fenced. */
+  generation: number;
+  /** The outstanding wake, if any: since when, who holds its lease (pull-wake) and until when. */
+  wake: { wake_id: string; opened_at: string | null; holder: string | null; lease_expires_at: string | null } | null;
+  delivery: { last_delivery_at: string | null; last_error: string | null; attempts: number; next_attempt_at: string | null };
+};
+
+/** GET /__ursula/api/buckets/{bucket}/subscriptions: the bucket's subscriptions, by id. */
+export interface SubscriptionList {
+  bucket_id: string;
+  subscriptions: SubscriptionView[];
+}
+
+/** A wake the console's test receiver was handed (http/subscriptions/test-receiver.ts). */
+export interface ReceivedWake {
+  received_at: string;
+  subscription_id: string;
+  wake_id: string;
+  generation: number;
+  streams: { path: string; acked_offset: string; tail_offset: string; has_pending: boolean }[];
+  /** The `Webhook-Signature` header it came with. */
+  signature: string;
+  /** Whether that signature verifies with the key of `__ds/jwks.json`. */
+  signature_verified: boolean;
+}
+
+/** GET /__ursula/api/buckets/{bucket}/test-receiver: the last wakes it got, newest first. */
+export interface ReceivedWakes {
+  bucket_id: string;
+  /** The webhook URL path that delivers here. */
+  path: string;
+  wakes: ReceivedWake[];
+}

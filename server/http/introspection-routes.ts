@@ -10,7 +10,9 @@ import { formatOffset } from "../protocol/offsets";
 import { ADMIN, READ, scopeNames } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import { visibleKey, type Visibility } from "../auth/visibility";
-import type { BucketPage, ServerInfo, StreamDetail, StreamPage, WhoAmI } from "../introspection-api";
+import { authorize } from "../auth/authorize";
+import type { BucketPage, ReceivedWakes, ServerInfo, StreamDetail, StreamPage, SubscriptionList, WhoAmI } from "../introspection-api";
+import { testReceiverPath } from "./subscriptions/test-receiver";
 import { isJsonType } from "../protocol/content-type";
 import { searchMessages } from "./message-search";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
@@ -95,6 +97,30 @@ export function introspectionRoutes(deps: AppDeps, gate: Gate): Routes {
       scanned: page.scanned,
       partial: page.partial,
     } satisfies StreamPage);
+  });
+
+  // A bucket's subscriptions show their webhook URLs, which only the admin scope may read through
+  // the reserved API (GET __ds/subscriptions/{id}): the same scope is asked for here, and for the
+  // wakes the console's test receiver got.
+  const subscriptionsOf = (c: { req: { raw: Request; param(name: string): string } }) => {
+    const bucket = parseBucketId(c.req.param("bucket"));
+    if (!bucket.ok) return bucket.error;
+    const refused = authorize(gate.principal(c.req.raw), { kind: "bucket", scope: ADMIN, bucket: bucket.value, conceal: "BUCKET_NOT_FOUND" }, false);
+    if (refused) return refused;
+    if (!deps.subscriptions) return protocolError("NOT_FOUND", "subscriptions are not running on this server");
+    return { bucket: bucket.value, service: deps.subscriptions };
+  };
+
+  app.get("/api/buckets/:bucket/subscriptions", async (c) => {
+    const t = subscriptionsOf(c);
+    if (isProtocolError(t)) return renderError(t);
+    return json({ bucket_id: t.bucket, subscriptions: await t.service.list(t.bucket) } satisfies SubscriptionList);
+  });
+
+  app.get("/api/buckets/:bucket/test-receiver", (c) => {
+    const t = subscriptionsOf(c);
+    if (isProtocolError(t)) return renderError(t);
+    return json({ bucket_id: t.bucket, path: testReceiverPath(t.bucket), wakes: t.service.testReceiver.list(t.bucket) } satisfies ReceivedWakes);
   });
 
   app.get("/api/streams/:bucket/:stream/forks", async (c) => {

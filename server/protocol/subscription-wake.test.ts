@@ -30,7 +30,7 @@ describe("subscription wakes (DS §6–§7)", () => {
     const { state, opened } = onAppend(s, "events/a", tailsOf({ "events/a": 10 }), "w1", 5000);
     expect(opened).toBe(true);
     expect(state.generation).toBe(1);
-    expect(state.wake).toEqual({ id: "w1", snapshot: { "events/a": 10 }, holder: null, leaseUntilMs: 6000 });
+    expect(state.wake).toEqual({ id: "w1", snapshot: { "events/a": 10 }, holder: null, leaseUntilMs: 6000, openedAtMs: 5000 });
     expect(onAppend(s, "other/a", tailsOf({ "other/a": 3 }), "w1", 5000).opened).toBe(false);
   });
 

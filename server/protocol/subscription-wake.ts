@@ -23,6 +23,8 @@ export interface Wake {
   /** A pull-wake worker's name once claimed; a webhook wake is held by its receiver (null). */
   holder: string | null;
   leaseUntilMs: number | null;
+  /** When it opened; absent on wakes kept before this was recorded. */
+  openedAtMs?: number;
 }
 
 export interface SubscriptionState {
@@ -114,7 +116,7 @@ export function onAppend(state: SubscriptionState, path: string, tails: Tails, w
 export function openWake(state: SubscriptionState, tails: Tails, wakeId: string, nowMs: number): SubscriptionState {
   const snapshot = Object.fromEntries(state.links.map((l) => [l.path, tails(l.path)]));
   const leaseUntilMs = state.config.type === "webhook" ? nowMs + state.config.leaseTtlMs : null;
-  return { ...state, generation: state.generation + 1, wake: { id: wakeId, snapshot, holder: null, leaseUntilMs } };
+  return { ...state, generation: state.generation + 1, wake: { id: wakeId, snapshot, holder: null, leaseUntilMs, openedAtMs: nowMs } };
 }
 
 /** A pull-wake claim: one holder at a time, and only when there is work (opening a wake if none is out). */

@@ -19,8 +19,10 @@ import * as wake from "../../protocol/subscription-wake";
 import type { Store, StreamChange } from "../../storage/store";
 import { NO_DELIVERY, type StoredSubscription, type SubscriptionStore } from "../../storage/subscriptions";
 import { showOffset, subscriptionView } from "./view";
+import type { SubscriptionView } from "../../introspection-api";
 import { WakeSigning } from "./wake-signing";
 import { refusalOf, systemResolver, type Resolver } from "./webhook-target";
+import { isTestReceiverUrl, TestReceiver } from "./test-receiver";
 
 export interface SubscriptionOptions {
   /** Hosts and addresses a webhook may reach although they are internal (--webhook-allow-hosts). */
@@ -55,6 +57,8 @@ export class SubscriptionService {
   private readonly retryDelayMs: number;
   private readonly maxRetryDelayMs: number;
   private closed = false;
+  /** The console's test receiver: wakes to it are handed over here, not sent (test-receiver.ts). */
+  readonly testReceiver: TestReceiver;
 
   private constructor(
     private readonly store: Store,
@@ -68,6 +72,7 @@ export class SubscriptionService {
     this.maxAttempts = options.maxAttempts ?? 8;
     this.retryDelayMs = options.retryDelayMs ?? 1_000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    this.testReceiver = new TestReceiver(signing.jwk, this.now);
   }
 
   static async open(store: Store, options: SubscriptionOptions): Promise<SubscriptionService> {
@@ -91,13 +96,19 @@ export class SubscriptionService {
     return record ? { status: 200, body: this.view(record) } : notFound(id);
   }
 
+  /** Every subscription of one scope, as GET shows each, by id: the console's list of a bucket's subscriptions. */
+  async list(scope: string): Promise<SubscriptionView[]> {
+    const records = (await this.subs.all()).filter((r) => r.scope === scope);
+    return records.sort((a, b) => (a.state.id < b.state.id ? -1 : a.state.id > b.state.id ? 1 : 0)).map((r) => this.view(r));
+  }
+
   put(scope: string, id: string, config: SubscriptionConfig, origin: string): Promise<Answer> {
     return this.locked(scope, id, async () => {
       const confirm = (existing: StoredSubscription): Answer =>
         sameConfig(existing.state.config, config) ? { status: 200, body: this.view(existing) } : protocolError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${id} exists with another configuration`);
       const existing = await this.subs.get(scope, id);
       if (existing) return confirm(existing);
-      if (config.webhookUrl !== null) {
+      if (config.webhookUrl !== null && !isTestReceiverUrl(config.webhookUrl, scope, origin)) {
         const refused = await refusalOf(config.webhookUrl, this.options.allowHosts, this.resolve, "pass");
         if (refused !== null) return protocolError("WEBHOOK_URL_REJECTED", refused);
       }
@@ -322,7 +333,7 @@ export class SubscriptionService {
       callback_token: this.signing.token(subjectOf(scope, id), generation),
     });
     const url = state.config.webhookUrl!;
-    const outcome = await this.post(url, body, Math.min(this.timeoutMs, state.config.leaseTtlMs));
+    const outcome = isTestReceiverUrl(url, scope, record.origin) ? this.handOver(scope, body) : await this.post(url, body, Math.min(this.timeoutMs, state.config.leaseTtlMs));
     await this.change(scope, id, async (current) => {
       if (current.state.generation !== generation || current.state.wake === null) return { record: current, answer: { status: 200, body: null } };
       if (outcome.kind === "failed") {
@@ -354,6 +365,12 @@ export class SubscriptionService {
       });
     }, delayMs);
     this.retryTimers.set(key, timer);
+  }
+
+  /** A wake to the console's test receiver: signed as any wake, taken in-process, answered `done`. */
+  private handOver(scope: string, body: string): { kind: "answered"; done: boolean } {
+    this.testReceiver.take(scope, body, this.signing.signature(body, this.now()));
+    return { kind: "answered", done: true };
   }
 
   private async post(url: string, body: string, timeoutMs: number): Promise<{ kind: "answered"; done: boolean } | { kind: "failed"; error: string }> {
@@ -453,7 +470,7 @@ export class SubscriptionService {
     }));
   }
 
-  private view(record: StoredSubscription): Record<string, unknown> {
+  private view(record: StoredSubscription): SubscriptionView {
     return subscriptionView(record, { kid: this.signing.kid, jwksUrl: `${record.origin}${prefixOf(record.scope)}/__ds/jwks.json` });
   }
 

@@ -5,6 +5,7 @@
 import { formatOffset } from "../../protocol/offsets";
 import type { StreamLink } from "../../protocol/subscription-wake";
 import type { StoredSubscription } from "../../storage/subscriptions";
+import type { SubscriptionView } from "../../introspection-api";
 
 export const showOffset = (offset: number) => (offset < 0 ? "-1" : formatOffset(offset));
 
@@ -14,7 +15,7 @@ export function linkType(link: StreamLink): "explicit" | "glob" {
   return link.explicit ? "explicit" : "glob";
 }
 
-export function subscriptionView(s: StoredSubscription, signing: { kid: string; jwksUrl: string }): Record<string, unknown> {
+export function subscriptionView(s: StoredSubscription, signing: { kid: string; jwksUrl: string }): SubscriptionView {
   const { state, delivery } = s;
   const c = state.config;
   return {
@@ -30,7 +31,7 @@ export function subscriptionView(s: StoredSubscription, signing: { kid: string; 
     status: delivery.lastError === null ? "active" : "failed",
     description: c.description ?? undefined,
     generation: state.generation,
-    wake: state.wake === null ? null : { wake_id: state.wake.id, holder: state.wake.holder, lease_expires_at: iso(state.wake.leaseUntilMs) },
+    wake: state.wake === null ? null : { wake_id: state.wake.id, opened_at: iso(state.wake.openedAtMs ?? null), holder: state.wake.holder, lease_expires_at: iso(state.wake.leaseUntilMs) },
     delivery: { last_delivery_at: iso(delivery.lastDeliveryAtMs), last_error: delivery.lastError, attempts: delivery.attempts, next_attempt_at: iso(delivery.nextAttemptAtMs) },
   };
 }

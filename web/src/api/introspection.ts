@@ -44,10 +44,13 @@ async function authorizedGet(path: string, signal?: AbortSignal, challenge = tru
   return res;
 }
 
-/** A GET of the introspection API as a result (never throws). */
-export async function getJson<T>(path: string, signal?: AbortSignal): Promise<ApiResult<T>> {
+/**
+ * A GET of the introspection API as a result (never throws). `challenge` false: a 401 is shown
+ * where it happened instead of asking for a token (a part of a page only admins see).
+ */
+export async function getJson<T>(path: string, signal?: AbortSignal, challenge = true): Promise<ApiResult<T>> {
   try {
-    const res = await authorizedGet(API_BASE + path, signal);
+    const res = await authorizedGet(API_BASE + path, signal, challenge);
     const text = await res.text();
     let body: unknown;
     try {

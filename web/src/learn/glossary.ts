@@ -128,6 +128,17 @@ export const GLOSSARY = {
     wire: "Stream-Closed",
     text: "A stream that takes no more appends; an append answers 409 with Stream-Closed: true. It can still be read.",
   },
+  subscription: {
+    term: "subscription",
+    wire: "…/__ds/subscriptions/{id}",
+    text: "A standing request to be told when streams of a bucket are appended to, by a pattern (* is one path segment) or a list of streams. A webhook subscription POSTs each wake, signed, to a URL; a pull-wake one appends it to a wake stream for workers to claim.",
+    see: ["wake"],
+  },
+  wake: {
+    term: "wake",
+    text: "A subscription's notice that its streams hold messages past what was acked, numbered by a generation. One is outstanding at a time; an answer naming another generation is refused (FENCED). A pull-wake worker's claim gives it a lease on the wake until the time shown.",
+    see: ["subscription"],
+  },
 } satisfies Record<string, GlossaryEntry>;
 
 export type GlossaryId = keyof typeof GLOSSARY;

@@ -10,6 +10,7 @@ import { Link } from "../common/Link";
 import { formatTotal, Pager } from "./Pager";
 import { ListFilters } from "./ListFilters";
 import { StreamTable } from "./StreamTable";
+import { SubscriptionsPanel } from "./SubscriptionsPanel";
 import { CreateStreamButton } from "../operate/CreateStreamDialog";
 import { ConcealedNote } from "../access/Concealed";
 import { ActionDialogs, ResourceDialogs, type ActionKind, type ActionTarget } from "../operate/StreamActions";
@@ -77,6 +78,7 @@ export function BucketPage({ bucket, query }: { bucket: string; query: URLSearch
           </div>
         )}
       </section>
+      <SubscriptionsPanel bucket={bucket} />
       <ActionDialogs t={action?.t ?? null} open={action?.kind ?? null} onClose={() => setAction(null)} />
       {action && <ResourceDialogs t={action.t} open={action.kind} onClose={() => setAction(null)} />}
     </>
