@@ -20,7 +20,7 @@ const query = { from: 0, text: "", matchCase: false, field: "a.b", value: "", li
 
 test("a search whose matching outlasts a step's budget lets the event loop run between messages", async () => {
   const state = await streamOf(200);
-  // Every look at the clock finds 2 ms gone: each message takes a whole step's budget.
+  // Every look at the clock finds more than a step's budget gone: each message ends its step.
   let now = 0;
   const clock = () => (now += 2);
   let passes = 0;

@@ -20,7 +20,7 @@ const WHOLE_BYTES = 64 * 1024;
  */
 const GROUP_BYTES = 512 * 1024;
 /**
- * Group buffers kept for reuse: a fresh 512 KiB array costs 128 page faults. A group is held only
+ * Group buffers kept for reuse: a fresh array faults in every page it is written to. A group is held only
  * while it fills, so one or two are in use at a time.
  */
 const SPARE_GROUPS = 8;

@@ -9,8 +9,8 @@
 /** mimalloc's option: how long freed memory is kept before it goes back to the kernel. */
 export const PURGE_DELAY_VAR = "MIMALLOC_PURGE_DELAY";
 /**
- * Freed memory is kept 5 s: far fewer page faults per GiB read than mimalloc's 10 ms, for RSS that
- * falls back 5 s after a burst (docs/design/allocator.md).
+ * Freed memory is kept for seconds rather than mimalloc's default of milliseconds: far fewer page
+ * faults on large reads, for RSS that falls back shortly after a burst (docs/design/allocator.md).
  */
 export const PURGE_DELAY_MS = "5000";
 
