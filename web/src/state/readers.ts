@@ -5,6 +5,7 @@
 import { fetchReaders, type ReaderPage, type ReaderRow } from "../api/readers";
 import type { ApiResult } from "../api/introspection";
 import { count, duration } from "../format";
+import { whileVisible } from "./poll";
 import { Resource } from "./resource";
 
 export const READERS_SHOWN = 50;
@@ -44,7 +45,7 @@ type Fetcher = (bucket: string, stream: string, limit: number, signal?: AbortSig
 
 export class ReadersModel {
   readonly list: Resource<ReaderPage, null>;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private stopPolling: (() => void) | undefined;
 
   constructor(
     bucket: string,
@@ -62,13 +63,11 @@ export class ReadersModel {
 
   start(): void {
     void this.list.load(null);
-    this.timer = setInterval(() => {
-      if (typeof document === "undefined" || document.visibilityState === "visible") void this.list.reload();
-    }, this.pollMs);
+    this.stopPolling = whileVisible(this.pollMs, () => void this.list.reload());
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.stopPolling?.();
     this.list.dispose();
   }
 }

@@ -1,6 +1,7 @@
 // The stream page's view of one stream: its introspection record, re-read on a timer and
 // immediately after any write this console sends to it, plus the append-rate series.
 import { signal } from "@preact/signals";
+import { whileVisible } from "./poll";
 import { introspection, protocolPath, type StreamDetail } from "../api/introspection";
 import { Resource } from "./resource";
 import { RateWindow, type RatePoint } from "./rate";
@@ -11,7 +12,7 @@ export class StreamPageModel {
   readonly rate = signal<RatePoint[]>([]);
   readonly loadedAt = signal<number | null>(null);
   private readonly window = new RateWindow();
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private stopPolling: (() => void) | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -51,16 +52,14 @@ export class StreamPageModel {
 
   start(): void {
     void this.refresh();
-    this.timer = setInterval(() => {
-      if (typeof document === "undefined" || document.visibilityState === "visible") void this.refresh();
-    }, this.pollMs);
+    this.stopPolling = whileVisible(this.pollMs, () => void this.refresh());
     this.unsubscribe = onStreamChanged((path) => {
       if (path === this.path) void this.refresh();
     });
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.stopPolling?.();
     clearTimeout(this.nudgeTimer);
     this.unsubscribe?.();
     this.detail.dispose();

@@ -4,6 +4,7 @@
 import { fetchSubscriptions, type SubscriptionList, type SubscriptionView } from "../api/subscriptions";
 import type { ApiResult } from "../api/introspection";
 import { age, count } from "../format";
+import { whileVisible } from "./poll";
 import { Resource } from "./resource";
 
 export interface SubscriptionRow {
@@ -47,7 +48,7 @@ type Fetcher = (bucket: string, signal?: AbortSignal) => Promise<ApiResult<Subsc
 
 export class SubscriptionsModel {
   readonly list: Resource<SubscriptionList, null>;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private stopPolling: (() => void) | undefined;
 
   constructor(
     bucket: string,
@@ -63,13 +64,11 @@ export class SubscriptionsModel {
 
   start(): void {
     void this.list.load(null);
-    this.timer = setInterval(() => {
-      if (typeof document === "undefined" || document.visibilityState === "visible") void this.list.reload();
-    }, this.pollMs);
+    this.stopPolling = whileVisible(this.pollMs, () => void this.list.reload());
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.stopPolling?.();
     this.list.dispose();
   }
 }

@@ -7,6 +7,7 @@ import { fetchMetrics, fetchReadiness, introspection, type Readiness as Readines
 import { METRIC, total } from "../../api/metrics";
 import { formatBytes } from "../../api/offsets";
 import { Resource } from "../../state/resource";
+import { whileVisible } from "../../state/poll";
 import { MetricsModel, type Latency } from "../../state/serverMetrics";
 import { count, dateTime, duration, rate } from "../../format";
 import { Panel } from "../common/Panel";
@@ -159,9 +160,9 @@ export function ServerPage() {
       setNow(Date.now());
     };
     tick();
-    const t = setInterval(() => document.visibilityState === "visible" && tick(), POLL_MS);
+    const stop = whileVisible(POLL_MS, tick);
     return () => {
-      clearInterval(t);
+      stop();
       info.dispose();
     };
   }, []);

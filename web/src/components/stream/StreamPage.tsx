@@ -30,6 +30,7 @@ import { MessageBrowser } from "./MessageBrowser";
 import { LiveTail } from "./LiveTail";
 import { ForkTree } from "./ForkTree";
 import { ReadersPanel } from "./ReadersPanel";
+import { whileVisible } from "../../state/poll";
 
 export function StreamPage({ bucket, stream, query }: { bucket: string; stream: string; query: URLSearchParams }) {
   const model = useMemo(() => new StreamPageModel(bucket, stream), [bucket, stream]);
@@ -146,8 +147,7 @@ function StreamBody({ d, model, query }: { d: StreamDetail; model: StreamPageMod
   );
   useEffect(() => {
     void forks.load(null);
-    const t = setInterval(() => document.visibilityState === "visible" && void forks.reload(), 5000);
-    return () => clearInterval(t);
+    return whileVisible(5000, () => void forks.reload());
   }, [forks]);
   // The viewer follows the tail when it shows the end and the stream grew, and lets go of what
   // retention trimmed.
