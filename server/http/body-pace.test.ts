@@ -25,6 +25,19 @@ describe("BodyPacer", () => {
     expect(p.arrivedWhole(r)).toBe(false);
   }, 20_000);
 
+  test("a body read before the pacer's next tick leaves Bun's idle timer alone; one still arriving at a tick has it lifted, and set again once read", async () => {
+    const { p, calls } = pacer();
+    expect(await p.read(req(), 1, async () => "quick")).toBe("quick");
+    expect(calls).toEqual([]);
+    let finish: (v: string) => void = () => undefined;
+    const slow = p.read(req(), 1, () => new Promise<string>((resolve) => (finish = resolve)));
+    await tick();
+    expect(calls).toEqual(["lift"]);
+    finish("late");
+    expect(await slow).toBe("late");
+    expect(calls).toEqual(["lift", "restore"]);
+  }, 20_000);
+
   test("a chunk reader that keeps the pace in every window is left alone; one that stalls after a burst is told to stop, and its answer is TOO_SLOW", async () => {
     const { p, clock } = pacer();
     const steady = req();

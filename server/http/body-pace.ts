@@ -3,9 +3,10 @@
 // cut could be back at once. Here a body is paced instead: over every window of `windowMs` it must
 // bring `minBytesPerSecond` on average, or it is cut. A body read whole (a small one, with
 // arrayBuffer()) cannot be watched byte by byte, so it must be complete by the end of its first
-// window plus its declared length at that rate. Bun's idle timer is lifted while the body is read
-// and set again after. One timer looks at every body in progress, so a small append pays for a
-// set entry, not a timer of its own.
+// window plus its declared length at that rate. Bun's idle timer is lifted for a body still
+// arriving at the pacer's next tick, and set again once it is read: most bodies arrive with their
+// headers and are read before that tick, so they cost neither call. One timer looks at every body
+// in progress, so a small append pays for a set entry, not a timer of its own.
 
 /** The answer a paced read gets when its body fell behind. */
 export const TOO_SLOW = Symbol("too slow");
@@ -41,7 +42,11 @@ export class PacedBody {
   private windowStart: number;
   private windowBytes = 0;
 
+  /** Whether Bun's idle timer was lifted for this body's connection (at a tick that found it still arriving). */
+  lifted = false;
+
   constructor(
+    readonly req: Request,
     readonly startedAt: number,
     private readonly declared: number,
   ) {
@@ -99,22 +104,24 @@ export class BodyPacer {
    * stops when told; a whole-body read is raced instead.
    */
   async read<T>(req: Request, declared: number | null, read: (body: PacedBody) => Promise<T>): Promise<T | TooSlow> {
-    const body = new PacedBody(this.now(), declared ?? 0);
+    const body = new PacedBody(req, this.now(), declared ?? 0);
     this.active.add(body);
-    this.connection.lift(req);
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.check(), TICK_MS);
       this.timer.unref?.();
     }
     try {
-      const slow = new Promise<TooSlow>((resolve) => (body.settle = resolve));
-      const result = await Promise.race([read(body), slow]);
+      // Whichever comes first: the read's result, or the tick that cuts the body (settle).
+      const result = await new Promise<T | TooSlow>((resolve, reject) => {
+        body.settle = resolve;
+        read(body).then(resolve, reject);
+      });
       if (result === TOO_SLOW || body.cut) return TOO_SLOW;
       this.whole.add(req);
       return result;
     } finally {
       this.active.delete(body);
-      this.connection.restore(req);
+      if (body.lifted) this.connection.restore(req);
     }
   }
 
@@ -137,7 +144,13 @@ export class BodyPacer {
     if (this.active.size === 0) return this.stop();
     const now = this.now();
     for (const body of this.active) {
-      if (!body.behind(now, this.limits)) continue;
+      if (!body.behind(now, this.limits)) {
+        if (!body.lifted) {
+          body.lifted = true;
+          this.connection.lift(body.req);
+        }
+        continue;
+      }
       this.active.delete(body);
       // A chunk reader stops itself and returns; a whole-body read cannot be stopped, so it is
       // left to fail once the connection closes, and the answer goes out without it.

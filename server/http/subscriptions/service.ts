@@ -20,6 +20,7 @@ import type { Store, StreamChange } from "../../storage/store";
 import { NO_DELIVERY, type StoredSubscription, type SubscriptionStore } from "../../storage/subscriptions";
 import { showOffset, subscriptionView } from "./view";
 import type { SubscriptionView } from "../../introspection-api";
+import { SubscriptionListReads } from "./list-reads";
 import { WakeSigning } from "./wake-signing";
 import { refusalOf, systemResolver, type Resolver } from "./webhook-target";
 import { isTestReceiverUrl, TestReceiver } from "./test-receiver";
@@ -59,6 +60,8 @@ export class SubscriptionService {
   private closed = false;
   /** The console's test receiver: wakes to it are handed over here, not sent (test-receiver.ts). */
   readonly testReceiver: TestReceiver;
+  /** The list of subscriptions, read once for each burst of changes. */
+  private readonly lists: SubscriptionListReads;
 
   private constructor(
     private readonly store: Store,
@@ -73,6 +76,10 @@ export class SubscriptionService {
     this.retryDelayMs = options.retryDelayMs ?? 1_000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     this.testReceiver = new TestReceiver(signing.jwk, this.now);
+    this.lists = new SubscriptionListReads(
+      () => subs.all(),
+      (error) => options.log.warn("subscriptions could not be read after a change of a stream", { error: String(error) }),
+    );
   }
 
   static async open(store: Store, options: SubscriptionOptions): Promise<SubscriptionService> {
@@ -219,19 +226,16 @@ export class SubscriptionService {
 
   private gone(key: string): void {
     const { bucket, name } = splitKey(key);
-    void this.subs.all().then(
-      (all) => {
-        for (const record of all) {
-          const path = subscriptionPathOf(record.scope, bucket, name);
-          if (path === null || !record.state.links.some((l) => l.path === path)) continue;
-          void this.change(record.scope, record.state.id, async (current) => {
-            const state = wake.streamGone(current.state, path);
-            return { record: state === current.state ? current : { ...current, state }, answer: { status: 200, body: null } };
-          }).catch(() => undefined);
-        }
-      },
-      (error) => this.options.log.warn("subscriptions could not be read after a delete", { error: String(error) }),
-    );
+    this.lists.request((all) => {
+      for (const record of all) {
+        const path = subscriptionPathOf(record.scope, bucket, name);
+        if (path === null || !record.state.links.some((l) => l.path === path)) continue;
+        void this.change(record.scope, record.state.id, async (current) => {
+          const state = wake.streamGone(current.state, path);
+          return { record: state === current.state ? current : { ...current, state }, answer: { status: 200, body: null } };
+        }).catch(() => undefined);
+      }
+    });
   }
 
   /** A stream was created with a body: its first messages wake subscriptions as an append's do. */
@@ -240,13 +244,10 @@ export class SubscriptionService {
   }
 
   private appended(bucket: string, name: string, streamCreatedAtMs: number, start: number): void {
-    void this.subs.all().then(
-      (all) => this.wakeAll(all, bucket, name, streamCreatedAtMs, start),
-      (error) => this.options.log.warn("subscriptions could not be read after an append", { error: String(error) }),
-    );
+    this.lists.request((all) => this.wakeAll(all, bucket, name, streamCreatedAtMs, start));
   }
 
-  private wakeAll(all: StoredSubscription[], bucket: string, name: string, streamCreatedAtMs: number, start: number): void {
+  private wakeAll(all: readonly StoredSubscription[], bucket: string, name: string, streamCreatedAtMs: number, start: number): void {
     for (const record of all) {
       const path = subscriptionPathOf(record.scope, bucket, name);
       if (path === null) continue;

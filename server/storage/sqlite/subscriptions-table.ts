@@ -8,16 +8,23 @@ import type { StoredSubscription, SubscriptionStore } from "../subscriptions";
 type Submit = <T>(run: () => T) => Promise<T>;
 
 export class SqliteSubscriptions implements SubscriptionStore {
+  /**
+   * The list as last read. Only this process writes the table (the data directory is locked), and
+   * every write goes through here and drops it, so it is exact; appends read it on every commit.
+   */
+  private list: readonly StoredSubscription[] | null = null;
+
   constructor(
     private readonly db: Database,
     private readonly submit: Submit,
   ) {}
 
   async all(): Promise<StoredSubscription[]> {
-    return this.db
+    this.list ??= this.db
       .query<{ record: string }, []>("SELECT record FROM subscriptions ORDER BY scope, id")
       .all()
-      .map((row) => JSON.parse(row.record) as StoredSubscription);
+      .map((row) => Object.freeze(JSON.parse(row.record) as StoredSubscription));
+    return [...this.list];
   }
 
   async get(scope: string, id: string): Promise<StoredSubscription | undefined> {
@@ -33,12 +40,16 @@ export class SqliteSubscriptions implements SubscriptionStore {
       const stored = this.db.query<{ version: number }, [string, string]>("SELECT json_extract(record, '$.version') AS version FROM subscriptions WHERE scope = ? AND id = ?").get(scope, id);
       if ((stored?.version ?? 0) !== subscription.version - 1) return false;
       this.db.query("INSERT INTO subscriptions (scope, id, record) VALUES (?, ?, ?) ON CONFLICT (scope, id) DO UPDATE SET record = excluded.record").run(scope, id, record);
+      this.list = null;
       return true;
     });
   }
 
   remove(scope: string, id: string): Promise<boolean> {
-    return this.submit(() => this.db.query("DELETE FROM subscriptions WHERE scope = ? AND id = ?").run(scope, id).changes > 0);
+    return this.submit(() => {
+      this.list = null;
+      return this.db.query("DELETE FROM subscriptions WHERE scope = ? AND id = ?").run(scope, id).changes > 0;
+    });
   }
 
   async secret(name: string, make: () => string): Promise<string> {
