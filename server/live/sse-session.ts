@@ -9,7 +9,7 @@ import type { StreamState } from "../protocol/state";
 import { READ_STEP_BYTES } from "../storage/store";
 import type { LiveHub, Subscription } from "./hub";
 import { controlEvent, dataEvent, errorEvent, HEARTBEAT, type Control } from "./sse-frames";
-import { encodeSsePayload, type LiveReads, type SsePayload, type SsePayloadMode } from "./sse-payload";
+import type { LiveReads, SsePayload, SsePayloadMode } from "./sse-payload";
 
 export interface SseSessionOptions {
   reads: LiveReads;
@@ -154,7 +154,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
     }
     const state = now!;
     if (woke === "serve") {
-      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await encodeSsePayload(o.reads, state, offset, step, o.mode));
+      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await o.reads.payload(state, offset, step, o.mode));
       if (payload.end > offset) {
         const p = controlPoint(state, payload.end);
         send(dataAndControl(payload, p, o.cursor));
