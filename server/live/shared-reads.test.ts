@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import type { StreamState } from "../protocol/state";
+import { streamState } from "../protocol/testing-state";
 import { appendReq, created } from "../storage/contract/helpers";
+import type { Store } from "../storage/store";
 import { harness, type Harness } from "../testing/app-harness";
 import { countReads, dataEvents, parkReaders } from "../testing/live-readers";
+import { SharedReads } from "./shared-reads";
 
 const SSE_READERS = 200;
 const LONG_POLLS = 20;
@@ -41,4 +45,35 @@ test("readers woken by successive appends get every event in order, each wake's 
   expect(counts.states).toBe(messages.length);
   expect(counts.ranges).toBe(0);
   for (const r of readers.sse) r.stop();
+});
+
+test("a reader never takes a state read that started before its own last state was in; a change told drops what was shared", async () => {
+  const pending: ((state: StreamState) => void)[] = [];
+  const store = { get: () => new Promise<StreamState>((resolve) => pending.push(resolve)) } as unknown as Store;
+  const shared = new SharedReads(store);
+  const older = streamState({ id: 1, tail: 2 });
+  const newer = streamState({ id: 1, tail: 4 });
+  const first = shared.reader("test/s", 1);
+  const firstRead = first.state();
+  // Made once its own plan read was in, which may have seen a commit the read in flight has not.
+  const second = shared.reader("test/s", 1);
+  const secondRead = second.state();
+  expect(pending).toHaveLength(2);
+  pending[0]!(older);
+  pending[1]!(newer);
+  expect(await firstRead).toBe(older);
+  expect(await secondRead).toBe(newer);
+  // The newer read started before the first reader's was in: it may have run before it.
+  const again = first.state();
+  expect(pending).toHaveLength(3);
+  pending[2]!(newer);
+  expect(await again).toBe(newer);
+  // Started after each reader's last state was in, it serves both.
+  expect(await second.state()).toBe(newer);
+  expect(pending).toHaveLength(3);
+  shared.changed(1);
+  const afterChange = second.state();
+  expect(pending).toHaveLength(4);
+  pending[3]!(newer);
+  expect(await afterChange).toBe(newer);
 });

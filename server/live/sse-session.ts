@@ -163,10 +163,12 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
         subscription.sentTo(offset);
         if (p.closed) return;
         await room();
-        continue;
+        // Sent up to the tail just read: a change since then is a wake the subscription holds,
+        // so the reader waits for it without reading the state again.
+        if (!p.atTail) continue;
       }
-      // Nothing readable below the tail: the stream's delete has committed and is being synced.
-      // Waiting for it, rather than reading again at once, lets that sync's callback run.
+      // Else nothing readable below the tail: the stream's delete has committed and is being
+      // synced. Waiting for it, rather than reading again at once, lets that sync's callback run.
     }
     const p = controlPoint(state, offset);
     if (p.resting !== lastControl) {
