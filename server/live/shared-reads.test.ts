@@ -47,7 +47,7 @@ test("readers woken by successive appends get every event in order, each wake's 
   for (const r of readers.sse) r.stop();
 });
 
-test("a reader never takes a state read that started before its own last state was in; a change told drops what was shared", async () => {
+test("a reader never takes a state read that started before its own last state was in; a change told drops what was shared, and nothing is held for long", async () => {
   const pending: ((state: StreamState) => void)[] = [];
   const store = { get: () => new Promise<StreamState>((resolve) => pending.push(resolve)) } as unknown as Store;
   const shared = new SharedReads(store);
@@ -76,4 +76,8 @@ test("a reader never takes a state read that started before its own last state w
   expect(pending).toHaveLength(4);
   pending[3]!(newer);
   expect(await afterChange).toBe(newer);
+  // Let go of two turns after it is in, and the stream's entry with it.
+  expect(shared.held).toBe(1);
+  await new Promise((resolve) => setImmediate(() => setImmediate(() => setImmediate(resolve))));
+  expect(shared.held).toBe(0);
 });

@@ -36,6 +36,11 @@ export class SharedReads {
 
   constructor(private readonly store: Store) {}
 
+  /** How many streams have a read held now. */
+  get held(): number {
+    return this.streams.size;
+  }
+
   /** Stream `id` changed: nothing read before may answer a reader woken by the change. */
   changed(id: number): void {
     this.streams.delete(id);
@@ -56,7 +61,7 @@ export class SharedReads {
     const stream = this.stream(id);
     const held = stream.state;
     if (held && (held === last || held.startedAt > after)) return held;
-    const shared = this.start(() => this.store.get(key), () => {
+    const shared = this.start(id, stream, () => this.store.get(key), () => {
       if (stream.state === shared) stream.state = null;
     });
     return (stream.state = shared);
@@ -80,7 +85,7 @@ export class SharedReads {
     const stream = this.stream(id);
     const held = stream.bytes.get(key) as Shared<T> | undefined;
     if (held) return held.value;
-    const shared = this.start(read, () => {
+    const shared = this.start(id, stream, read, () => {
       if (stream.bytes.get(key) === shared) stream.bytes.delete(key);
     });
     stream.bytes.set(key, shared);
@@ -93,7 +98,12 @@ export class SharedReads {
     return stream;
   }
 
-  private start<T>(read: () => Promise<T>, drop: () => void): Shared<T> {
+  /** Starts a shared read; `forget` lets go of it, and the stream's entry goes once it holds nothing. */
+  private start<T>(id: number, stream: StreamReads, read: () => Promise<T>, forget: () => void): Shared<T> {
+    const drop = () => {
+      forget();
+      if (stream.state === null && stream.bytes.size === 0 && this.streams.get(id) === stream) this.streams.delete(id);
+    };
     const shared: Shared<T> = { startedAt: ++this.clock, settledAt: Infinity, value: null! };
     // Stamped before any reader's await resumes, since readers await this very promise.
     shared.value = read().then(
