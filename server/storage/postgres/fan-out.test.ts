@@ -29,35 +29,30 @@ async function instances(): Promise<{ store: PgStore; hub: LiveHub }[]> {
 
 const allData = (text: string) => dataEvents(text).join("");
 
-test("an instance's own append wakes 200 SSE readers and 20 long-polls with one state read and one byte read", async () => {
-  const [a] = await instances();
-  const state = await created(a!.store, "fan/s");
-  const readers = await parkReaders(a!.hub, a!.store, "fan/s", state, SSE_READERS, LONG_POLLS);
-  const counts = countReads(a!.store);
-  await a!.store.append("fan/s", appendReq(["hello"]));
-  expect(await Promise.all(readers.polls)).toEqual(Array(LONG_POLLS).fill("hello"));
-  await Promise.all(readers.sse.map((r) => r.until((text) => allData(text) === "hello")));
-  await Bun.sleep(50);
-  for (const r of readers.sse) expect(dataEvents(r.text())).toEqual(["hello"]);
-  expect(counts).toEqual({ states: 1, ranges: 1 });
-  for (const r of readers.sse) r.stop();
-}, 60_000);
-
-test("another instance's append reaches 200 SSE readers and 20 long-polls here with one read to tell it, one state read and one byte read for all", async () => {
-  const [a, b] = await instances();
-  const state = await created(a!.store, "fan/s");
-  const readers = await parkReaders(b!.hub, b!.store, "fan/s", state, SSE_READERS, LONG_POLLS);
-  const counts = countReads(b!.store);
-  await a!.store.append("fan/s", appendReq(["hello"]));
-  expect(await Promise.all(readers.polls)).toEqual(Array(LONG_POLLS).fill("hello"));
-  await Promise.all(readers.sse.map((r) => r.until((text) => allData(text) === "hello")));
-  await Bun.sleep(50);
-  for (const r of readers.sse) expect(dataEvents(r.text())).toEqual(["hello"]);
-  // The notification carries no bytes: the store reads the stream to tell the change (or its
-  // deletion), the readers share one read of its state and one of the bytes.
-  expect(counts).toEqual({ states: 2, ranges: 1 });
-  for (const r of readers.sse) r.stop();
-}, 60_000);
+// The readers' instance, and the reads it serves for one append: on its own commit, the readers
+// share one state read and take the bytes from the commit; on another instance's, the store reads
+// the stream once to tell the change (or its deletion), and the readers share one state read and
+// one read of the bytes (which the notification does not carry).
+for (const [whose, readerSide, reads, expected] of [
+  ["an instance's own append", 0, "one state read", { states: 1, ranges: 1 }],
+  ["another instance's append", 1, "one read to tell it, one state read", { states: 2, ranges: 1 }],
+] as const) {
+  test(`${whose} reaches 200 SSE readers and 20 long-polls with ${reads} and one byte read in all`, async () => {
+    const both = await instances();
+    const writer = both[0]!;
+    const side = both[readerSide]!;
+    const state = await created(writer.store, "fan/s");
+    const readers = await parkReaders(side.hub, side.store, "fan/s", state, SSE_READERS, LONG_POLLS);
+    const counts = countReads(side.store);
+    await writer.store.append("fan/s", appendReq(["hello"]));
+    expect(await Promise.all(readers.polls)).toEqual(Array(LONG_POLLS).fill("hello"));
+    await Promise.all(readers.sse.map((r) => r.until((text) => allData(text) === "hello")));
+    await Bun.sleep(50);
+    for (const r of readers.sse) expect(dataEvents(r.text())).toEqual(["hello"]);
+    expect(counts).toEqual(expected);
+    for (const r of readers.sse) r.stop();
+  }, 60_000);
+}
 
 test("a burst of notifications for one stream while its read is in flight costs one more read, and readers get every event in order", async () => {
   const [a, b] = await instances();
