@@ -9,9 +9,9 @@ import { isProtocolError, type ProtocolError } from "../protocol/errors";
 import { checkAddressed, decideBoundary, decideRead, decideWake, type ReadPlan, type ReadRequest, type ServePlan } from "../protocol/read";
 import type { StreamState } from "../protocol/state";
 import type { LiveHub } from "../live/hub";
-import type { LiveReads } from "../live/sse-payload";
+import type { SharedReader } from "../live/shared-reads";
 import type { FileSpan, ReadSlice, SnapshotReader, Store } from "../storage/store";
-import { readInSteps } from "./stepped-read";
+import { readInSteps, type RangeReader } from "./stepped-read";
 
 /** A GET's plan: 404, 410, 416 and 412 from the state, then an offset inside a JSON message; a served read renews the TTL (spec §7.1). */
 export async function planRead(store: Store, key: string, req: ReadRequest, incarnation: string | null): Promise<ReadPlan> {
@@ -25,18 +25,19 @@ export async function planRead(store: Store, key: string, req: ReadRequest, inca
 
 /**
  * A catch-up's bytes: a segment file's span (sent by sendfile, no copy) when one holds them and
- * the read is not an array, else whole messages or pieces read in steps. A span is returned as it
- * is, without a promise, so a file read costs no await.
+ * the read is not an array, else whole messages or pieces read in steps, through `rows` (a woken
+ * long-poll's shared reads, or the store). A span is returned as it is, without a promise, so a
+ * file read costs no await.
  */
-export function catchUpBytes(store: Store, state: StreamState, start: number, plan: ServePlan, signal: AbortSignal): FileSpan | Promise<ReadSlice> {
+export function catchUpBytes(store: Store, state: StreamState, start: number, plan: ServePlan, signal: AbortSignal, rows: RangeReader = store): FileSpan | Promise<ReadSlice> {
   const file = plan.arrayMode ? null : (store.fileSpan?.(state, start, plan.limit) ?? null);
-  return file ?? readInSteps(store, state, start, plan.limit, plan.arrayMode, signal);
+  return file ?? readInSteps(rows, state, start, plan.limit, plan.arrayMode, signal);
 }
 
 export interface LongPollWait {
   hub: LiveHub;
-  store: Store;
-  key: string;
+  /** The reader's shared reads (hub.reads), made after the read was planned. */
+  reads: SharedReader;
   /** The state the read was planned on, whose tail the reader waits past. */
   state: StreamState;
   start: number;
@@ -59,16 +60,11 @@ export async function waitPastTail(w: LongPollWait): Promise<LongPollEnd> {
   for (;;) {
     const remaining = w.deadline - Date.now();
     const wake = remaining > 0 ? await w.hub.wait(w.state.id, remaining, w.signal, w.client, place) : "timeout";
-    const now = await w.store.get(w.key);
+    const now = await w.reads.state();
     const plan = decideWake(w.state.id, now, w.start, w.incarnation);
     if (typeof plan !== "string") return plan;
     if (plan === "serve" || now!.closed || wake !== "changed") return now!;
   }
-}
-
-/** What an SSE session reads between wakes: the state of the stream at `key`, and one bounded step of its bytes (the session sends one per turn). */
-export function liveReads(store: Store, key: string): LiveReads {
-  return { state: () => store.get(key), slice: (state, start, limit, whole) => store.readRange(state, start, limit, whole) };
 }
 
 /** HEAD's plan: existence, then the incarnation; it reads no bytes and renews nothing (spec §2.8, §7.1). */

@@ -14,7 +14,8 @@ import type { AppDeps } from "./deps";
 import { renderError } from "./error-map";
 import { baseHeaders, H } from "./headers";
 import type { StreamPath } from "../protocol/paths";
-import { catchUpBytes, liveReads, planHead, planRead, waitPastTail } from "./read-executor";
+import { catchUpBytes, planHead, planRead, waitPastTail } from "./read-executor";
+import type { RangeReader } from "./stepped-read";
 import { parseReadQuery, type ReadQuery } from "./read-query";
 import { jsonArrayOut, piecesOut } from "./stream-out";
 import { parseIncarnationHeader } from "./write-requests";
@@ -41,10 +42,10 @@ function representation(state: StreamState, arrayMode: boolean): string {
   return isJsonType(state.contentType) && !arrayMode ? "application/x-ndjson" : state.contentType;
 }
 
-/** `state` is the plan's, or the newer one a long-poll woke to. */
-async function catchUp(req: Request, deps: AppDeps, state: StreamState, plan: ServePlan, q: ReadQuery, now: boolean, cursor = false): Promise<Response> {
+/** `state` is the plan's, or the newer one a long-poll woke to; then `rows` are its shared reads. */
+async function catchUp(req: Request, deps: AppDeps, state: StreamState, plan: ServePlan, q: ReadQuery, now: boolean, cursor = false, rows: RangeReader = deps.store): Promise<Response> {
   const { start, arrayMode } = plan;
-  const bytes = catchUpBytes(deps.store, state, start, plan, req.signal);
+  const bytes = catchUpBytes(deps.store, state, start, plan, req.signal, rows);
   const slice = bytes instanceof Promise ? await bytes : bytes;
   const h = baseHeaders();
   h.set(H.contentType, representation(state, arrayMode));
@@ -69,17 +70,20 @@ async function catchUp(req: Request, deps: AppDeps, state: StreamState, plan: Se
 async function longPoll(deps: AppDeps, req: Request, path: StreamPath, plan: ServePlan, q: ReadQuery, incarnation: string | null, credentialLeftMs: number | null): Promise<Response> {
   const { start } = plan;
   let state = plan.state;
+  let rows: RangeReader = deps.store;
   if (start === state.tail && !state.closed) {
     const client = deps.clientAddress(req);
     const refused = liveRefusal(deps, client);
     if (refused) return refused;
     deps.closeIdleAfter(req, 0);
     const deadline = Date.now() + within(q.timeoutMs ?? deps.limits.longPollTimeoutMs, credentialLeftMs);
-    const woke = await waitPastTail({ hub: deps.hub, store: deps.store, key: path.key, state, start, incarnation, deadline, signal: req.signal, client });
+    const reads = deps.hub.reads(path.key, state.id);
+    const woke = await waitPastTail({ hub: deps.hub, reads, state, start, incarnation, deadline, signal: req.signal, client });
     if (isProtocolError(woke)) return renderError(woke);
     state = woke;
+    rows = reads;
   }
-  if (state.tail > start) return catchUp(req, deps, state, plan, q, false, true);
+  if (state.tail > start) return catchUp(req, deps, state, plan, q, false, true, rows);
   const h = baseHeaders();
   h.set(H.nextOffset, formatOffset(state.tail));
   h.set(H.upToDate, "true");
@@ -117,7 +121,7 @@ function sse(deps: AppDeps, req: Request, path: StreamPath, plan: ServePlan, q: 
   if (mode === "base64") h.set(H.sseDataEncoding, "base64");
   h.set(H.incarnation, state.incarnation);
   const body = sseBody({
-    reads: liveReads(deps.store, path.key),
+    reads: deps.hub.reads(path.key, state.id),
     hub: deps.hub,
     state,
     start,

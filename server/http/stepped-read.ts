@@ -24,6 +24,9 @@ export function nextStepBytes(bytes: number, ms: number): number {
   return Math.floor(Math.max(READ_STEP_BYTES, Math.min(MAX_STEP_BYTES, fits)));
 }
 
+/** Whatever reads a stream's rows: the store, or a live reader's shared reads (live/shared-reads.ts). */
+export type RangeReader = Pick<Store, "readRange">;
+
 /** Milliseconds, for timing steps; tests pass a clock of their own so a step's pace does not depend on the machine's load. */
 export type StepClock = () => number;
 
@@ -32,7 +35,7 @@ export type StepClock = () => number;
  * further step is read: what was read is returned, to an answer nobody will get.
  */
 export async function readInSteps(
-  store: Store,
+  store: RangeReader,
   state: StreamState,
   start: number,
   limitBytes: number,

@@ -3,6 +3,7 @@
 // the same path never wakes a reader of the old one, except to tell it the old one is gone.
 
 import type { Store, StreamChange } from "../storage/store";
+import { SharedReads, type SharedReader } from "./shared-reads";
 import { encodeChunks, type SsePayload, type SsePayloadMode } from "./sse-payload";
 
 type Appended = Extract<StreamChange, { kind: "appended" }>;
@@ -148,11 +149,13 @@ export class LiveHub {
   private readonly byClient = new Map<string, number>();
   private readonly byBucket = new Map<string, number>();
   private shuttingDown = false;
+  private readonly shared: SharedReads;
 
   constructor(
     store: Store,
     readonly limits: LiveLimits,
   ) {
+    this.shared = new SharedReads(store);
     store.onChange((changes) => this.dispatch(changes));
     store.onMissedChanges?.(() => this.wakeAll());
   }
@@ -192,6 +195,14 @@ export class LiveHub {
     if (this.size >= this.limits.maxReaders) return "server";
     if ((this.byClient.get(client) ?? 0) >= this.limits.maxPerClient) return "client";
     return null;
+  }
+
+  /**
+   * The reads of one live reader of stream `id` at `key`, shared with the stream's other readers
+   * (shared-reads.ts). Made once the state the reader starts from has been read.
+   */
+  reads(key: string, id: number): SharedReader {
+    return this.shared.reader(key, id);
   }
 
   /** Listens to stream `id` until closed: an SSE session's standing interest. */
@@ -264,12 +275,14 @@ export class LiveHub {
   /** Wake-ups may have been lost: every reader re-reads, and one whose stream did not change waits on. */
   private wakeAll(): void {
     this.latest.clear();
+    this.shared.clear();
     for (const set of this.listeners.values()) for (const listener of set) listener.notify("changed");
   }
 
   private dispatch(changes: StreamChange[]): void {
     for (const change of changes) {
       const id = change.kind === "gone" ? change.id : change.state.id;
+      this.shared.changed(id);
       const set = this.listeners.get(id);
       if (!set) {
         this.latest.delete(id);

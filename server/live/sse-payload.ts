@@ -5,11 +5,14 @@ import type { StreamState } from "../protocol/state";
 import type { ReadSlice } from "../storage/store";
 import { jsonArrayText } from "./json-array";
 
-/** How an SSE session reads, through the read executor (http/read-executor.ts liveReads): the stream's state now, and bytes from an offset. */
+/** How an SSE session reads (shared-reads.ts, one read for all the readers a wake finds at one place): the stream's state now, and an event's payload from an offset. */
 export interface LiveReads {
   state(): Promise<StreamState | undefined>;
-  slice(state: StreamState, start: number, limitBytes: number, wholeMessages: boolean): Promise<ReadSlice>;
+  payload(state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): Promise<SsePayload>;
 }
+
+/** Bytes of the stream from `start`, below `state`'s tail. */
+export type ReadBytes = (state: StreamState, start: number, limitBytes: number, wholeMessages: boolean) => Promise<ReadSlice>;
 
 export type SsePayloadMode = "json-array" | "ndjson" | "text" | "base64";
 
@@ -22,8 +25,8 @@ export interface SsePayload {
   framed?: { key: string; bytes: Uint8Array };
 }
 
-export async function encodeSsePayload(reads: LiveReads, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): Promise<SsePayload> {
-  const slice = await reads.slice(state, start, limitBytes, mode === "json-array");
+export async function encodeSsePayload(read: ReadBytes, state: StreamState, start: number, limitBytes: number, mode: SsePayloadMode): Promise<SsePayload> {
+  const slice = await read(state, start, limitBytes, mode === "json-array");
   return encodeChunks(slice.chunks, start, slice.end, slice.end === state.tail, mode);
 }
 

@@ -21,7 +21,7 @@ test("a subscriber whose stream's rows are gone before its delete is durable wai
   } as unknown as Store;
   const hub = new LiveHub(store, { maxReaders: 10, maxPerClient: 10 });
   const body = sseBody({
-    reads: { state: () => store.get("test/s"), slice: (s, start, limit, whole) => store.readRange(s, start, limit, whole) }, hub, state, start: 0, limitBytes: 1 << 20, mode: "base64",
+    reads: hub.reads("test/s", 7), hub, state, start: 0, limitBytes: 1 << 20, mode: "base64",
     cursor: null, heartbeatMs: 5_000, maxDurationMs: 10_000, signal: new AbortController().signal, client: "127.0.0.1",
   });
   const reader = body.getReader();

@@ -9,7 +9,7 @@ import type { StreamState } from "../protocol/state";
 import { READ_STEP_BYTES } from "../storage/store";
 import type { LiveHub, Subscription } from "./hub";
 import { controlEvent, dataEvent, errorEvent, HEARTBEAT, type Control } from "./sse-frames";
-import { encodeSsePayload, type LiveReads, type SsePayload, type SsePayloadMode } from "./sse-payload";
+import type { LiveReads, SsePayload, SsePayloadMode } from "./sse-payload";
 
 export interface SseSessionOptions {
   reads: LiveReads;
@@ -154,7 +154,7 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
     }
     const state = now!;
     if (woke === "serve") {
-      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await encodeSsePayload(o.reads, state, offset, step, o.mode));
+      const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await o.reads.payload(state, offset, step, o.mode));
       if (payload.end > offset) {
         const p = controlPoint(state, payload.end);
         send(dataAndControl(payload, p, o.cursor));
@@ -163,10 +163,12 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
         subscription.sentTo(offset);
         if (p.closed) return;
         await room();
-        continue;
+        // Sent up to the tail just read: a change since then is a wake the subscription holds,
+        // so the reader waits for it without reading the state again.
+        if (!p.atTail) continue;
       }
-      // Nothing readable below the tail: the stream's delete has committed and is being synced.
-      // Waiting for it, rather than reading again at once, lets that sync's callback run.
+      // Else nothing readable below the tail: the stream's delete has committed and is being
+      // synced. Waiting for it, rather than reading again at once, lets that sync's callback run.
     }
     const p = controlPoint(state, offset);
     if (p.resting !== lastControl) {

@@ -11,6 +11,7 @@
 
 import type { SQL } from "bun";
 import type { CommitObserver } from "../commit-observer";
+import { BatchQueue } from "./batch-queue";
 import { isConnectionLoss } from "./connection";
 import { isRetryable, type WriteEffects } from "./group-commit";
 
@@ -31,42 +32,22 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
-export class ConditionalCommit {
-  private queue: Job[] = [];
-  private running: Promise<void> | null = null;
-
+export class ConditionalCommit extends BatchQueue<Job> {
   constructor(
     private readonly sql: SQL,
     private readonly hooks: ConditionalHooks,
-    private readonly observer?: CommitObserver,
-  ) {}
+    observer?: CommitObserver,
+  ) {
+    super(observer);
+  }
 
   /** `text` must return one row with an `applied` count (0 when the condition no longer held). */
   submit(key: string, text: string, values: unknown[], fx: WriteEffects): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ key, text, values, fx, alone: false, resolve, reject });
-      this.running ??= this.loop();
-    });
+    return new Promise<boolean>((resolve, reject) => this.enqueue({ key, text, values, fx, alone: false, resolve, reject }));
   }
 
-  async drain(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    await Promise.resolve();
-    try {
-      while (this.queue.length > 0) {
-        const end = this.queue[0]!.alone ? 1 : this.queue.findIndex((j) => j.alone);
-        const jobs = this.queue.splice(0, end === -1 ? this.queue.length : end);
-        await this.runBatch(jobs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
-      }
-    } finally {
-      this.running = null;
-    }
-  }
-
-  private async runBatch(jobs: Job[]): Promise<void> {
+  protected async runBatch(jobs: Job[]): Promise<void> {
+    jobs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const began = performance.now();
     let applied: boolean[];
     try {
@@ -77,16 +58,14 @@ export class ConditionalCommit {
         for (const job of jobs) job.resolve(false);
       } else if (jobs.length > 1 && !isConnectionLoss(error)) {
         for (const job of jobs) job.alone = true;
-        this.queue.unshift(...jobs);
+        this.requeue(jobs);
       } else {
         this.hooks.failed(error);
         for (const job of jobs) job.reject(error);
       }
       return;
     }
-    const seconds = (performance.now() - began) / 1000;
-    this.observer?.batch(jobs.length, seconds);
-    this.observer?.sync(seconds);
+    this.committedBatch(jobs.length, began);
     this.hooks.committed(jobs.filter((_, i) => applied[i]).map((job) => job.fx));
     jobs.forEach((job, i) => job.resolve(applied[i]!));
   }

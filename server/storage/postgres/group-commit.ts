@@ -12,6 +12,7 @@
 import type { SQL, TransactionSQL } from "bun";
 import type { CommitObserver } from "../commit-observer";
 import type { StreamChange } from "../store";
+import { BatchQueue } from "./batch-queue";
 
 /** What one write leaves for after the commit: changes to tell, keys to wake on other instances. */
 export class WriteEffects {
@@ -64,47 +65,20 @@ export function isRetryable(error: unknown): boolean {
   return typeof errno === "string" && RETRYABLE.has(errno);
 }
 
-export class PgGroupCommit {
-  private queue: Job[] = [];
-  private running: Promise<void> | null = null;
+export class PgGroupCommit extends BatchQueue<Job> {
   constructor(
     private readonly sql: SQL,
     private readonly hooks: GroupCommitHooks,
-    private readonly observer?: CommitObserver,
-  ) {}
+    observer?: CommitObserver,
+  ) {
+    super(observer);
+  }
 
   submit<T>(locks: Locks, run: (sql: TxSql, fx: WriteEffects) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ locks, run, resolve: resolve as (v: unknown) => void, reject, alone: false, attempts: 0 });
-      this.running ??= this.loop();
-    });
+    return new Promise<T>((resolve, reject) => this.enqueue({ locks, run, resolve: resolve as (v: unknown) => void, reject, alone: false, attempts: 0 }));
   }
 
-  /** Resolves once every write submitted so far has been decided. */
-  async drain(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    // Let the writes of this event-loop turn join the first transaction.
-    await Promise.resolve();
-    try {
-      while (this.queue.length > 0) {
-        const first = this.queue[0]!;
-        const jobs = first.alone ? this.queue.splice(0, 1) : this.takeShared();
-        await this.runBatch(jobs);
-      }
-    } finally {
-      this.running = null;
-    }
-  }
-
-  private takeShared(): Job[] {
-    const end = this.queue.findIndex((j) => j.alone);
-    return this.queue.splice(0, end === -1 ? this.queue.length : end);
-  }
-
-  private async runBatch(jobs: Job[]): Promise<void> {
+  protected async runBatch(jobs: Job[]): Promise<void> {
     const began = performance.now();
     const outcomes: ({ ok: true; value: unknown; fx: WriteEffects } | { ok: false; error: unknown })[] = [];
     try {
@@ -132,7 +106,7 @@ export class PgGroupCommit {
         const again = jobs.filter((job) => ++job.attempts < MAX_ATTEMPTS);
         for (const job of jobs) if (job.attempts >= MAX_ATTEMPTS) job.reject(error);
         for (const job of again) job.alone = true;
-        this.queue.unshift(...again);
+        this.requeue(again);
         return;
       }
       // The single write's own failure, or the transaction's (a lost connection, a failed COMMIT).
@@ -141,9 +115,7 @@ export class PgGroupCommit {
       return;
     }
     // BEGIN to COMMIT, the commit's WAL flush included (PostgreSQL syncs before COMMIT returns).
-    const seconds = (performance.now() - began) / 1000;
-    this.observer?.batch(jobs.length, seconds);
-    this.observer?.sync(seconds);
+    this.committedBatch(jobs.length, began);
     const fx = outcomes.flatMap((o) => (o.ok ? [o.fx] : []));
     this.hooks.committed(fx);
     jobs.forEach((job, i) => {

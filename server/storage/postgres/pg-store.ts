@@ -62,6 +62,8 @@ export class PgStore extends StreamStore implements Store {
   private readonly conditionalContext: ConditionalContext;
   /** Per stream key, the last write this instance took and has not finished. */
   private readonly turns = new Map<string, Turn>();
+  /** Per stream id, the read a notification from another instance started, and whether another came since. */
+  private readonly remoteReads = new Map<number, { again: boolean; done: Promise<void> }>();
   private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
   private readonly missedListeners: (() => void)[] = [];
   private readonly blobs: SnapshotBlobs;
@@ -163,9 +165,32 @@ export class PgStore extends StreamStore implements Store {
 
   /**
    * Another instance committed a change of stream `id` at `key`: its live readers here re-read.
-   * The notification is only a wake-up; what is told is read from the database now.
+   * The notification is only a wake-up; what is told is read from the database now. A burst of
+   * notifications for one stream costs one read in flight and at most one more: a read started
+   * after the last notification came sees every commit that sent one.
    */
-  private async remoteChange(id: number, key: string): Promise<void> {
+  private remoteChange(id: number, key: string): Promise<void> {
+    const reading = this.remoteReads.get(id);
+    if (reading) {
+      reading.again = true;
+      return reading.done;
+    }
+    const next = { again: false, done: Promise.resolve() };
+    this.remoteReads.set(id, next);
+    next.done = (async () => {
+      try {
+        do {
+          next.again = false;
+          await this.tellRemote(id, key);
+        } while (next.again);
+      } finally {
+        this.remoteReads.delete(id);
+      }
+    })();
+    return next.done;
+  }
+
+  private async tellRemote(id: number, key: string): Promise<void> {
     const state = await this.get(key).catch(() => undefined);
     if (!state || state.id !== id || state.softDeleted) this.tell([{ kind: "gone", id, key }]);
     // "retained" is the change the live layer answers by re-reading from the reader's position

@@ -1,0 +1,54 @@
+// The queue both PostgreSQL group commits run on (group-commit.ts, conditional-commit.ts): the
+// writes that arrive while a transaction is in flight wait and share the next one. A write marked
+// alone (run again after a shared transaction failed for another's sake) takes one to itself.
+
+import type { CommitObserver } from "../commit-observer";
+
+export interface Queued {
+  alone: boolean;
+}
+
+export abstract class BatchQueue<J extends Queued> {
+  private queue: J[] = [];
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly observer?: CommitObserver) {}
+
+  /** Resolves once every write submitted so far has been decided. */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Runs the writes of one transaction; may requeue some. */
+  protected abstract runBatch(jobs: J[]): Promise<void>;
+
+  /** Tells the observer of a transaction of `writes` that committed, begun at `began` (performance.now()). */
+  protected committedBatch(writes: number, began: number): void {
+    const seconds = (performance.now() - began) / 1000;
+    this.observer?.batch(writes, seconds);
+    this.observer?.sync(seconds);
+  }
+
+  protected enqueue(job: J): void {
+    this.queue.push(job);
+    this.running ??= this.loop();
+  }
+
+  /** Puts writes back at the head of the queue, before any submitted since. */
+  protected requeue(jobs: J[]): void {
+    this.queue.unshift(...jobs);
+  }
+
+  private async loop(): Promise<void> {
+    // Let the writes of this event-loop turn join the first transaction.
+    await Promise.resolve();
+    try {
+      while (this.queue.length > 0) {
+        const end = this.queue[0]!.alone ? 1 : this.queue.findIndex((j) => j.alone);
+        await this.runBatch(this.queue.splice(0, end === -1 ? this.queue.length : end));
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+}
