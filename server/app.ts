@@ -68,32 +68,32 @@ export function createApp(deps: AppDeps, webRoot = WEB_ROOT): App {
       : renderError(protocolError("STORAGE_UNAVAILABLE", "the server's storage refuses writes; nothing of this request was written"));
   };
 
-  const shares = new ClientShares(deps.limits.maxRequestsPerClient);
+  const shares = new ClientShares(deps.limits.maxRequestsPerClient, deps.clientAddress);
   const handle = (req: Request, route: Match): Response | Promise<Response> => {
     // Each request holds a connection, and so a file descriptor, until it is answered: past the
     // cap it is answered at once, and the connection closed, so descriptors never run out.
-    if (deps.inFlight() > deps.limits.maxConnections) {
+    const inProgress = deps.inFlight();
+    if (inProgress > deps.limits.maxConnections) {
       return letBodyGo(req, renderError(protocolError("CONNECTION_LIMIT", "the server is handling as many requests as it may; retry shortly")));
     }
-    const client = deps.clientAddress(req);
-    if (!shares.enter(client)) {
+    if (!shares.enter(req, inProgress)) {
       return letBodyGo(req, renderError(protocolError("CLIENT_REQUEST_LIMIT", "this client has as many requests in progress as one client may (--max-requests-per-client); retry when one is answered")));
     }
     let answer: Response | Promise<Response>;
     try {
       answer = admitAndServe(req, route);
     } catch (error) {
-      shares.leave(client);
+      shares.leave(req);
       throw error;
     }
     if (!(answer instanceof Promise)) {
-      shares.leave(client);
+      shares.leave(req);
       return letBodyGo(req, answer);
     }
     return answer.then(
-      (res) => (shares.leave(client), letBodyGo(req, res)),
+      (res) => (shares.leave(req), letBodyGo(req, res)),
       (error) => {
-        shares.leave(client);
+        shares.leave(req);
         throw error;
       },
     );

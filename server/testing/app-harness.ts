@@ -59,8 +59,9 @@ interface HarnessOptions {
   materializeEveryMs?: number;
   maxLiveReaders?: number;
   maxLiveReadersPerClient?: number;
-  /** Requests in progress as the server would count them; 1 (this one) if not given. */
+  /** Requests in progress as the server would count them; the harness's requests not yet answered if not given. */
   inFlight?: () => number;
+  /** No cap if not given: in-process tests send many requests at once. */
   maxConnections?: number;
   /** No share per client if not given: in-process tests send many requests at once from one address. */
   maxRequestsPerClient?: number;
@@ -98,13 +99,14 @@ export function harness(options: HarnessOptions = {}): Harness {
   const hub = new LiveHub(store, { maxReaders: options.maxLiveReaders ?? 1000, maxPerClient: options.maxLiveReadersPerClient ?? 1000 });
   const logs: string[] = [];
   const log = new Logger("debug", "text", (line) => void logs.push(line));
+  let answering = 0;
   const deps: AppDeps = {
       store,
       hub,
       bodies: new BodyBudget(options.maxInflightBodyBytes ?? 256 * 1024 * 1024),
       // A request may name its client in X-Test-Client, to test per-client limits in-process.
       clientAddress: (req) => req.headers.get("x-test-client") ?? "127.0.0.1",
-      inFlight: options.inFlight ?? (() => 1),
+      inFlight: options.inFlight ?? (() => answering),
       stopping: () => false,
       log,
       metrics,
@@ -115,7 +117,7 @@ export function harness(options: HarnessOptions = {}): Harness {
         longPollTimeoutMs: options.longPollTimeoutMs ?? 50,
         sseHeartbeatMs: 1000,
         sseMaxDurationMs: options.sseMaxDurationMs ?? 2000,
-        maxConnections: options.maxConnections ?? 1000,
+        maxConnections: options.maxConnections ?? Number.MAX_SAFE_INTEGER,
         maxRequestsPerClient: options.maxRequestsPerClient ?? Number.MAX_SAFE_INTEGER,
       },
       pacer: new BodyPacer(options.bodyPace ?? { minBytesPerSecond: 1024, windowMs: 10_000 }, { lift: () => undefined, restore: () => undefined }),
@@ -136,11 +138,13 @@ export function harness(options: HarnessOptions = {}): Harness {
     lag,
     logs,
     clock,
-    request: (method, path, init = {}) =>
+    request: (method, path, init = {}) => {
+      answering++;
       // duplex: a ReadableStream body streams in, as a chunked upload does.
-      Promise.resolve(
+      return Promise.resolve(
         app.request(`http://${init.host ?? HARNESS_HOST}${path}`, { method, headers: init.headers, body: init.body, signal: init.signal, duplex: "half" } as RequestInit),
-      ),
+      ).finally(() => answering--);
+    },
     routeFamily: (method, raw) => ROUTE_FAMILIES[app.route(method, raw).family]!,
     ready,
     async fingerprint(key) {
