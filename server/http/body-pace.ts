@@ -103,26 +103,33 @@ export class BodyPacer {
    * nothing of it may be kept. A read that sees chunks says so (`body.inChunks`), counts them and
    * stops when told; a whole-body read is raced instead.
    */
-  async read<T>(req: Request, declared: number | null, read: (body: PacedBody) => Promise<T>): Promise<T | TooSlow> {
+  read<T>(req: Request, declared: number | null, read: (body: PacedBody) => Promise<T>): Promise<T | TooSlow> {
     const body = new PacedBody(req, this.now(), declared ?? 0);
     this.active.add(body);
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.check(), TICK_MS);
       this.timer.unref?.();
     }
-    try {
-      // Whichever comes first: the read's result, or the tick that cuts the body (settle).
-      const result = await new Promise<T | TooSlow>((resolve, reject) => {
-        body.settle = resolve;
-        read(body).then(resolve, reject);
-      });
-      if (result === TOO_SLOW || body.cut) return TOO_SLOW;
-      this.whole.add(req);
-      return result;
-    } finally {
-      this.active.delete(body);
-      if (body.lifted) this.connection.restore(req);
-    }
+    // Whichever comes first: the read's result, or the tick that cuts the body (settle). Written
+    // with callbacks, not an async frame: every small append comes through here.
+    return new Promise<T | TooSlow>((resolve, reject) => {
+      body.settle = (slow) => resolve(this.done(body, slow));
+      read(body).then(
+        (result) => resolve(this.done(body, body.cut ? TOO_SLOW : result)),
+        (error: unknown) => {
+          this.done(body, TOO_SLOW);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** The read is over (the first of its result and its cut): its place is let go of once. */
+  private done<R>(body: PacedBody, result: R): R {
+    if (!this.active.delete(body)) return result;
+    if (body.lifted) this.connection.restore(body.req);
+    if (result !== TOO_SLOW) this.whole.add(body.req);
+    return result;
   }
 
   /** Whether `req`'s body was read whole through `read`. */
@@ -144,6 +151,7 @@ export class BodyPacer {
     if (this.active.size === 0) return this.stop();
     const now = this.now();
     for (const body of this.active) {
+      if (body.cut) continue;
       if (!body.behind(now, this.limits)) {
         if (!body.lifted) {
           body.lifted = true;
@@ -151,7 +159,6 @@ export class BodyPacer {
         }
         continue;
       }
-      this.active.delete(body);
       // A chunk reader stops itself and returns; a whole-body read cannot be stopped, so it is
       // left to fail once the connection closes, and the answer goes out without it.
       if (!body.cutOff()) body.settle?.(TOO_SLOW);
