@@ -5,9 +5,7 @@
 // checkpoint running beside a busy writer never gets there: a commit always adds a frame before
 // it ends. Then the WAL only grows, until the writer's own safety-net checkpoint at 64 MiB, and a
 // sync of frames appended to a growing file must also write its size and block map: two device
-// writes instead of one. Measured here, a 4,120-byte WAL frame: 2,538 and 1,877 fdatasyncs/s
-// appended to the file, 3,505 and 3,359/s written over an existing part of it (bench/PROFILE-20.md).
-// So each checkpoint holds new transactions back until it is done (a millisecond or so, every
+// writes instead of one, and fewer syncs a second (measured in bench/PROFILE-20.md). So each checkpoint holds new transactions back until it is done (a millisecond or so, every
 // 100 ms; writes meanwhile queue and then share one transaction), and the next one restarts the WAL.
 
 import type { CheckpointDone, CheckpointerClose, CheckpointerClosed, CheckpointerMessage, CheckpointerStart, CheckpointRequest } from "./checkpointer";
