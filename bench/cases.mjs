@@ -119,7 +119,8 @@ export function buildCases(profile, o = {}) {
     cases.push({
       id: `longpoll/${waiters}waiter${waiters > 1 ? "s" : ""}`,
       workload: "longpoll",
-      servers: [URSA, REF, "ceiling"],
+      // ursa-pg2: appends on one instance, long-polls on the other (issue 47).
+      servers: [URSA, REF, "ceiling", "ursa-pg2"],
       params: { waiters, parkMs: waiters > 10 ? 30 : 10, durationMs: dur(5000, 300), maxRounds: smoke ? 30 : 2000, warmupRounds: smoke ? 2 : 20 },
     });
   }

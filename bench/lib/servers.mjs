@@ -283,6 +283,8 @@ async function startBalanced(kind, def, dataDir) {
     kind,
     label: def.label,
     url: lb.url,
+    // Each instance's own address, for a workload that must reach one in particular (longpoll).
+    instanceUrls: procs.map((p) => p.url),
     pid: procs[0].pid,
     dataDir,
     log: () => procs.map((p, i) => `--- instance ${i}\n${p.log()}`).join("\n") + `\n--- haproxy\n${lb.log()}`,

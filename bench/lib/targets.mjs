@@ -127,6 +127,34 @@ export function evaluateTargets(bests, runs) {
     } else if (wl === "churn") {
       add(id, "RSS flat over delete/recreate cycles", um?.rssGrowthMiB, "≤ max(8 MiB, 10%)", um ? um.flat && um.errors === 0 : null, um ? `${um.rssSeriesMiB.join(" → ")} MiB` : undefined);
     }
+    postgresTargets(id, wl, params, get, add, ratio, cmp);
   }
   return out;
+}
+
+/**
+ * Issue 47: the PostgreSQL engine beside PostgreSQL's own ceiling (pgbench, one 256 B INSERT per
+ * transaction, as many clients as writers) and the SQLite engine, in the same run.
+ */
+function postgresTargets(id, wl, params, get, add, ratio, cmp) {
+  const pg = get(id, "ursa-pg")?.metrics;
+  const pg2 = get(id, "ursa-pg2")?.metrics;
+  if (wl === "append" && pg && (params.writers === 1 || params.writers === 16)) {
+    const ceiling = get(id, "pg-ceiling")?.metrics;
+    const floor = params.writers === 1 ? 0.6 : 0.5;
+    const r = ratio(pg.appendsPerS, ceiling?.appendsPerS);
+    add(id, `PostgreSQL engine: appends/s ≥ ${floor}× pgbench at ${params.writers} client${params.writers > 1 ? "s" : ""}`, r, floor, cmp(r, (v) => v >= floor), ceiling ? `${Math.round(pg.appendsPerS)} vs ${Math.round(ceiling.appendsPerS)}/s` : undefined);
+    if (params.writers === 16) {
+      const sqlite = get(id, URSA)?.metrics;
+      const rs = ratio(pg.appendsPerS, sqlite?.appendsPerS);
+      add(id, "PostgreSQL engine: appends/s ≥ 0.6× the SQLite engine", rs, 0.6, cmp(rs, (v) => v >= 0.6));
+      const r2 = ratio(pg2?.appendsPerS, pg.appendsPerS);
+      add(id, "2 PostgreSQL instances + HAProxy: appends/s ≥ 0.8× one", r2, 0.8, cmp(r2, (v) => v >= 0.8));
+    }
+  } else if (wl === "sse" && pg && pg.subscribers >= 1000) {
+    add(id, "PostgreSQL engine: writer held 50 events/s", pg.writerRate, 49, pg.writerHeld);
+    add(id, "PostgreSQL engine: delivery p99 ≤ 60 ms", pg.p99, 60, cmp(pg.p99, (v) => v <= 60));
+  } else if (wl === "longpoll" && pg2) {
+    add(id, "append on one PostgreSQL instance, long-poll on the other: wake p99 ≤ 20 ms", pg2.p99, 20, cmp(pg2.p99, (v) => v <= 20), pg2.crossInstance ? undefined : "not across instances");
+  }
 }

@@ -9,8 +9,11 @@ import { Samples, sleep } from "../lib/stats.mjs";
 /** p: { waiters, parkMs, durationMs, maxRounds, warmupRounds, runId } */
 export async function run(server, p) {
   const path = `/v1/stream/bench-${p.runId}-lp`;
-  const writer = new Conn(server.url, { idleReconnectMs: 60_000 });
-  const readers = Array.from({ length: p.waiters }, () => new Conn(server.url, { idleReconnectMs: 60_000 }));
+  // With several instances (ursa-pg2), the writer appends on the first and the readers wait on the
+  // second: every wake crosses instances (LISTEN/NOTIFY).
+  const [writeUrl, readUrl] = server.instanceUrls?.length >= 2 ? server.instanceUrls : [server.url, server.url];
+  const writer = new Conn(writeUrl, { idleReconnectMs: 60_000 });
+  const readers = Array.from({ length: p.waiters }, () => new Conn(readUrl, { idleReconnectMs: 60_000 }));
   const body = Buffer.alloc(16, 0x61);
   try {
     const c = await writer.request("PUT", path, "Content-Type: application/octet-stream\r\n", null);
@@ -73,6 +76,7 @@ export async function run(server, p) {
     const s = lat.summary();
     return {
       waiters: p.waiters,
+      crossInstance: writeUrl !== readUrl,
       rounds,
       wakeups: s.n,
       p50: s.p50,
