@@ -19,6 +19,7 @@ import { splitKey, type StreamState } from "../../protocol/state";
 import type { StreamView, WritePlan } from "../../protocol/writes";
 import { appendsChange, type SnapshotUpload } from "../store";
 import type { ConditionalCommit } from "./conditional-commit";
+import type { DecidedRow, DecidedRows } from "./decided-rows";
 import { WriteEffects } from "./group-commit";
 import { CHANNEL } from "./notify";
 import { producerOf, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
@@ -62,6 +63,8 @@ export interface ConditionalContext {
   clock: () => ProducerClock;
   /** The NOTIFY payload that wakes other instances' readers of the stream. */
   wakeUp: (id: number, key: string) => string;
+  /** Rows this instance's appends committed, to decide the next append of a stream on. */
+  decided: DecidedRows;
 }
 
 /** Whether a plan may take this path: one stream, nothing but its row and a producer read, no bucket count. */
@@ -72,20 +75,25 @@ export function isConditional(plan: WritePlan<unknown, SnapshotUpload>): boolean
 
 export async function attempt<T>(c: ConditionalContext, plan: WritePlan<T, SnapshotUpload>): Promise<Attempt<T>> {
   const read = plan.reads[0]!;
-  const { bucket, name } = splitKey(read.key);
   const producerId = read.producer ?? null;
-  const [row]: ReadRow[] = await c.sql.unsafe(READ, [bucket, name, producerId ?? ""]);
+  const kept = c.decided.take(read.key);
+  // A kept row serves when the decision needs no producer, or the one it needs is remembered in it.
+  const usable = kept && (producerId === null || (kept.state.producers.has(producerId) && isRemembered(kept.state.producers.get(producerId)!, c.clock())));
+  const base = usable ? kept : await readRow(c, read.key, producerId);
   const now = c.now();
   const clock = c.clock();
-  if (row && hasExpired(stateOf(row), now)) return "locked";
-  const state = row && stateOf(row, producerId === null ? ProducerTable.EMPTY : await producersFor(c, row, clock));
-  const view: StreamView = { state, attrs: null, atBoundary: false, appendAt: null, sources: [] };
+  if (base && hasExpired(base.state, now)) return "locked";
+  const view: StreamView = { state: base?.state, attrs: null, atBoundary: false, appendAt: null, sources: [] };
   const decision = plan.decide([view], clock, null);
-  // A refusal or a duplicate is true of the committed state that was read: nothing to apply.
-  if (decision.effects.length === 0) return { value: decision.result(new Map()) };
+  if (decision.effects.length === 0) {
+    // A refusal or a duplicate is true of the committed state it was decided on, which a kept row
+    // may no longer be (nothing checks its version): that one is decided again on a fresh read.
+    if (usable) return attempt(c, plan);
+    return { value: decision.result(new Map()) };
+  }
   if (decision.effects.some((e) => e.kind !== "append")) return "locked";
   const effect = decision.effects[0]!;
-  if (effect.kind !== "append" || decision.effects.length > 1 || !row) return "locked";
+  if (effect.kind !== "append" || decision.effects.length > 1 || !base) return "locked";
 
   const fx = new WriteEffects();
   let next = effect.state;
@@ -114,7 +122,7 @@ export async function attempt<T>(c: ConditionalContext, plan: WritePlan<T, Snaps
   const entries = [...producers];
   const values = [
     next.id,
-    row.version,
+    base.version,
     next.tail,
     next.messageCount,
     next.closed,
@@ -135,7 +143,17 @@ export async function attempt<T>(c: ConditionalContext, plan: WritePlan<T, Snaps
     c.wakeUp(next.id, read.key),
   ];
   if (!(await c.commit.submit(read.key, APPLY, values, fx))) return "contended";
+  c.decided.keep(read.key, { state: next, version: String(BigInt(base.version) + 1n) });
   return { value: decision.result(new Map<string, StreamState | undefined>([[effect.key, next]])) };
+}
+
+/** The committed row of the stream at `key` with its version, and the producers a decision about `producerId` needs. */
+async function readRow(c: ConditionalContext, key: string, producerId: string | null): Promise<DecidedRow | undefined> {
+  const { bucket, name } = splitKey(key);
+  const [row]: ReadRow[] = await c.sql.unsafe(READ, [bucket, name, producerId ?? ""]);
+  if (!row) return undefined;
+  if (hasExpired(stateOf(row), c.now())) return { state: stateOf(row), version: row.version };
+  return { state: stateOf(row, producerId === null ? ProducerTable.EMPTY : await producersFor(c, row, c.clock())), version: row.version };
 }
 
 /**

@@ -13,7 +13,7 @@ import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
 import { NO_QUOTAS, quotaRefusal, type Quotas } from "../../protocol/quota";
-import { splitKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
+import { splitKey, streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
 import type { WritePlan } from "../../protocol/writes";
 import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange } from "../store";
 import { StreamStore } from "../stream-store";
@@ -21,6 +21,7 @@ import type { CommitObserver } from "../commit-observer";
 import type { WriteState } from "../write-health";
 import { attempt, isConditional, type ConditionalContext } from "./conditional-apply";
 import { ConditionalCommit } from "./conditional-commit";
+import { DecidedRows } from "./decided-rows";
 import { Connection } from "./connection";
 import { hostUrls } from "./hosts";
 import { Primary } from "./primary";
@@ -60,6 +61,8 @@ export class PgStore extends StreamStore implements Store {
   private readonly writes: PgGroupCommit;
   private readonly conditional: ConditionalCommit;
   private readonly conditionalContext: ConditionalContext;
+  /** Rows this instance's appends committed, to decide the next append of the stream on (decided-rows.ts). */
+  private readonly decided = new DecidedRows();
   /** Per stream key, the last write this instance took and has not finished. */
   private readonly turns = new Map<string, Turn>();
   /** Per stream id, the read a notification from another instance started, and whether another came since. */
@@ -99,12 +102,18 @@ export class PgStore extends StreamStore implements Store {
       this.sql,
       (id, key) => this.remoteChange(id, key),
       () => {
+        // Notifications may have been lost: no row kept here can be trusted to be the newest.
+        this.decided.clear();
         for (const l of this.missedListeners) l();
       },
     );
     this.writes = new PgGroupCommit(this.sql, {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
-      committed: (fx) => this.committed(fx),
+      committed: (fx) => {
+        // A locked write moved these rows past any kept for a conditional append.
+        for (const f of fx) for (const change of f.changes) this.decided.forget(change.kind === "gone" ? change.key : streamKey(change.state.bucket, change.state.name));
+        this.committed(fx);
+      },
       failed: (error) => this.connection.failed(error),
     }, options.commitObserver);
     this.conditional = new ConditionalCommit(this.sql, {
@@ -117,6 +126,7 @@ export class PgStore extends StreamStore implements Store {
       now: this.now,
       clock: () => this.producerClock(),
       wakeUp: (id, key) => this.notifier.payload(id, key),
+      decided: this.decided,
     };
   }
 
@@ -170,6 +180,7 @@ export class PgStore extends StreamStore implements Store {
    * after the last notification came sees every commit that sent one.
    */
   private remoteChange(id: number, key: string): Promise<void> {
+    this.decided.forget(key);
     const reading = this.remoteReads.get(id);
     if (reading) {
       reading.again = true;
@@ -316,11 +327,13 @@ export class PgStore extends StreamStore implements Store {
         }
       });
     }
-    const turn: Turn = { ready, done: run.then(() => undefined, () => undefined) };
-    void turn.done.then(() => {
+    // The turn ends as the write settles, before its caller resumes: a caller's next write of the
+    // stream is not queued behind one that is over.
+    const over = () => {
       queued();
       for (const key of keys) if (this.turns.get(key) === turn) this.turns.delete(key);
-    });
+    };
+    const turn: Turn = { ready, done: run.then(over, over) };
     for (const key of keys) this.turns.set(key, turn);
     return run;
   }
