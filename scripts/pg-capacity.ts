@@ -2,7 +2,7 @@
 // instance (dist/ursa --postgres) on a throwaway cluster (server/testing/pg-cluster.ts, fsync and
 // synchronous_commit on), W closed-loop producer appends of 256 B on W streams, and for each W:
 // appends/s, ursa's CPU per append (u), the cluster's CPU per append (p), WAL bytes per append
-// (w), writes per group commit (k, ursa's metrics); then pgbench's commits/s with
+// (w), writes per group commit (k) and its duration (ursa's metrics); then pgbench's commits/s with
 // one 256 B INSERT per transaction at 1 and 16 clients on the same cluster (F). Prints markdown.
 // Run it on a quiet machine: the client shares the cores with both servers.
 //
@@ -47,10 +47,10 @@ const cluster = await startPgCluster();
 const postmaster = Number(readFileSync(join(cluster.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
 const scalar = async (sql: string) => (await cluster.psql("ursa", sql)).trim().split("\n").pop()!.trim();
 /** Group commits and the writes in them so far, from ursa's own metrics. */
-async function batches(base: string): Promise<{ sum: number; count: number }> {
+async function batches(base: string): Promise<{ sum: number; count: number; seconds: number }> {
   const text = await (await fetch(`${base}/__ursula/metrics`)).text();
   const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
-  return { sum: read("ursa_group_commit_batch_writes_sum"), count: read("ursa_group_commit_batch_writes_count") };
+  return { sum: read("ursa_group_commit_batch_writes_sum"), count: read("ursa_group_commit_batch_writes_count"), seconds: read("ursa_group_commit_commit_seconds_sum") };
 }
 const ursa = spawn(BINARY, ["--port", "0", "--postgres", cluster.url], { stdio: ["ignore", "pipe", "pipe"] });
 try {
@@ -94,9 +94,11 @@ try {
     await running;
     const wal = Number(await scalar(`SELECT pg_wal_lsn_diff('${after.lsn}', '${before.lsn}')`));
     const perAppend = (x: number) => (x / appends) * 1e6;
-    const k = (after.batches.sum - before.batches.sum) / (after.batches.count - before.batches.count);
+    const commits = after.batches.count - before.batches.count;
+    const k = (after.batches.sum - before.batches.sum) / commits;
+    const commitMs = ((after.batches.seconds - before.batches.seconds) / commits) * 1000;
     rows.push(
-      `| ${writers} × ${writers} | ${Math.round(appends / ((after.t - before.t) / 1000)).toLocaleString("en")} | ${perAppend(after.ursa - before.ursa).toFixed(0)} µs | ${perAppend(after.pg - before.pg).toFixed(0)} µs | ${Math.round(wal / appends)} B | ${k.toFixed(1)} |`,
+      `| ${writers} × ${writers} | ${Math.round(appends / ((after.t - before.t) / 1000)).toLocaleString("en")} | ${perAppend(after.ursa - before.ursa).toFixed(0)} µs | ${perAppend(after.pg - before.pg).toFixed(0)} µs | ${Math.round(wal / appends)} B | ${k.toFixed(1)} | ${commitMs.toFixed(2)} ms |`,
     );
   }
   await cluster.psql("ursa", "CREATE TABLE pgbench_appends (id bigserial PRIMARY KEY, data bytea NOT NULL)");
@@ -109,8 +111,8 @@ try {
     if (!tps) throw new Error(`pgbench failed: ${out.stdout}${out.stderr}`);
     return `${c} client${c === 1 ? "" : "s"}: ${Math.round(Number(tps)).toLocaleString("en")} commits/s`;
   });
-  console.log("| writers × streams | appends/s | ursa CPU per append (u) | PostgreSQL CPU per append (p) | WAL per append (w) | appends per commit (k) |");
-  console.log("|---|---|---|---|---|---|");
+  console.log("| writers × streams | appends/s | ursa CPU per append (u) | PostgreSQL CPU per append (p) | WAL per append (w) | appends per commit (k) | a group commit, first statement to COMMIT (mean) |");
+  console.log("|---|---|---|---|---|---|---|");
   for (const row of rows) console.log(row);
   console.log(`\npgbench on the same cluster, one 256 B INSERT per transaction (F): ${ceilings.join("; ")}`);
 } finally {
