@@ -77,9 +77,14 @@ export class SnapshotStaging {
     return { blobId: this.blobId, size: this.size };
   }
 
-  /** The upload failed or was refused: its file, if any, is closed (and deleted when the blob is collected). */
+  /**
+   * The upload failed or was refused: its file, if any, is closed and deleted now. Nothing can
+   * refer to a staging blob, and on a full disk its bytes are the room the drop's transaction needs.
+   */
   async abandon(): Promise<void> {
-    if ("file" in this.target) await (await this.target.file.catch(() => null))?.close().catch(() => {});
+    if (!("file" in this.target)) return;
+    await (await this.target.file.catch(() => null))?.close().catch(() => {});
+    this.target.files.remove(this.blobId);
   }
 
   private async flush(): Promise<void> {

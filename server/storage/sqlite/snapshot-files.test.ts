@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { harness, type Harness } from "../../testing/app-harness";
 import { openDatabase } from "./open-database";
-import { CHUNK_BYTES, SnapshotBlobs } from "./snapshot-blobs";
+import { CHUNK_BYTES, SnapshotBlobs, type SnapshotStaging } from "./snapshot-blobs";
 import { SnapshotFiles } from "./snapshot-files";
 import { failureOf } from "../write-health";
 
@@ -106,6 +106,17 @@ describe("snapshot blobs in files", () => {
     await h.store.reclaimed();
     expect(files()).toEqual(["2"]);
     expect(await (await h.request("GET", `/test-b/s/snapshot/${at(5)}`)).text()).toBe("state");
+  });
+
+  test("an abandoned upload's file is deleted at once, before the transaction that drops its row: on a full disk that transaction needs the room", async () => {
+    const upload = h.store.stageSnapshot() as SnapshotStaging;
+    await upload.write(randomBytes(CHUNK_BYTES + 5));
+    expect(files()).toEqual([String(upload.blobId)]);
+    await upload.abandon();
+    expect(files()).toEqual([]);
+    await h.store.discardSnapshot(upload);
+    await h.store.reclaimed();
+    expect(files()).toEqual([]);
   });
 
   test("at start, a file without a row and a file a crash left staging are deleted; a published one stays", async () => {
