@@ -60,3 +60,34 @@ test("[CW] outbox takeover through the balancer: the old owner is fenced, every 
 test("[CW] incarnation through the balancer: appenders with the old token never land in the recreated stream; they answer 412 with the new token", { timeout: 60_000 }, async () => {
   await racingRecreate([fresh("incarnation")]);
 });
+
+test("an SSE reader through the balancer gets each event as it is written: HAProxy does not hold a streamed answer's chunks (docs/haproxy.cfg, option http-no-delay)", { timeout: 30_000 }, async () => {
+  const url = fresh("sse-through");
+  await createJson(url);
+  const res = await fetch(`${url}?offset=-1&live=sse`);
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const arrival = async (marker: string): Promise<number> => {
+    while (!text.includes(marker)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the SSE answer ended before ${marker}:\n${text}`);
+      text += decoder.decode(value, { stream: true });
+    }
+    return performance.now();
+  };
+  // Events far apart, so a held chunk is not pushed out by the next one: without the option the
+  // kernel keeps each for about 200 ms, waiting for more (MSG_MORE); with it, a few ms.
+  const delays: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = performance.now();
+    const append = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ mark: `event-${i}-end` }) });
+    expect(append.status).toBe(204);
+    delays.push((await arrival(`event-${i}-end`)) - sent);
+  }
+  await reader.cancel();
+  delays.sort((a, b) => a - b);
+  expect(delays[2]!, `delivery delays, ms: ${delays.map((d) => d.toFixed(1)).join(", ")}`).toBeLessThan(100);
+});
