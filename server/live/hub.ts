@@ -2,7 +2,7 @@
 // stream incarnation wake and read committed state. Keyed by row id, so a recreated stream at
 // the same path never wakes a reader of the old one, except to tell it the old one is gone.
 
-import type { Store, StreamChange } from "../storage/store";
+import type { Store, StreamChange, ToldChange } from "../storage/store";
 import { SharedReads, type SharedReader } from "./shared-reads";
 import { encodeChunks, type SsePayload, type SsePayloadMode } from "./sse-payload";
 
@@ -279,9 +279,9 @@ export class LiveHub {
     for (const set of this.listeners.values()) for (const listener of set) listener.notify("changed");
   }
 
-  private dispatch(changes: StreamChange[]): void {
+  private dispatch(changes: ToldChange[]): void {
     for (const change of changes) {
-      const id = change.kind === "gone" ? change.id : change.state.id;
+      const id = change.kind === "gone" || change.kind === "touched" ? change.id : change.state.id;
       this.shared.changed(id);
       const set = this.listeners.get(id);
       if (!set) {
@@ -289,7 +289,7 @@ export class LiveHub {
         continue;
       }
       if (change.kind === "appended") this.latest.set(id, { change, frames: new Map() });
-      else if (change.kind === "gone") this.latest.delete(id);
+      else if (change.kind === "gone" || change.kind === "touched") this.latest.delete(id);
       const wake = change.kind === "gone" ? "gone" : "changed";
       for (const listener of set) listener.notify(wake);
     }

@@ -63,6 +63,12 @@ export type StreamChange =
   | { kind: "gone"; id: number; key: string };
 
 /**
+ * What onChange listeners are told: this instance's committed changes, or that another instance
+ * changed a stream ("touched": its notification says no more, so live readers read it again).
+ */
+export type ToldChange = StreamChange | { kind: "touched"; id: number; key: string };
+
+/**
  * What accepted appends tell the live layer, as one change (they are contiguous): their messages,
  * or, for a close alone, the close. Both engines' appliers of an append effect tell it.
  */
@@ -192,7 +198,7 @@ export interface Store {
   probeWrite(): Promise<WriteState>;
   stats(): StoreStats;
 
-  onChange(listener: (changes: StreamChange[]) => void): void;
+  onChange(listener: (changes: ToldChange[]) => void): void;
   /**
    * Changes may have gone untold (an engine told of other instances' commits over a connection
    * that dropped): every live reader must re-read its stream. Engines that tell every change omit it.

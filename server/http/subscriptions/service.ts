@@ -16,7 +16,7 @@ import type { WakeAnswer } from "../../protocol/subscription-acks";
 import { sameConfig, type SubscriptionConfig } from "../../protocol/subscription-config";
 import { subscriptionPathOf, subscriptionStreamKey, V1_SCOPE } from "../../protocol/subscription-paths";
 import * as wake from "../../protocol/subscription-wake";
-import type { Store, StreamChange } from "../../storage/store";
+import type { Store, ToldChange } from "../../storage/store";
 import { NO_DELIVERY, type StoredSubscription, type SubscriptionStore } from "../../storage/subscriptions";
 import { showOffset, subscriptionView } from "./view";
 import type { SubscriptionView } from "../../introspection-api";
@@ -216,7 +216,7 @@ export class SubscriptionService {
 
   // ---- waking
 
-  private changed(changes: StreamChange[]): void {
+  private changed(changes: ToldChange[]): void {
     if (this.closed) return;
     for (const change of changes) {
       if (change.kind === "appended") this.appended(change.state.bucket, change.state.name, change.state.createdAtMs, change.start);

@@ -71,9 +71,9 @@ export function reads(factory: EngineFactory): void {
       const found: Promise<[number | null, number | null]>[] = [];
       store.onChange((changes) => {
         for (const c of changes) {
-          if (c.kind === "gone") heard.push(`gone ${c.key}`);
+          if (c.kind === "gone" || c.kind === "touched") heard.push(`${c.kind} ${c.key}`);
           else heard.push(`${c.kind} ${c.state.name}@${c.state.tail}${c.kind === "appended" ? ` from ${c.start}: ${dec(c.messages).join(",")}` : ""}`);
-          const told = c.kind === "gone" ? null : c.state.tail;
+          const told = c.kind === "gone" || c.kind === "touched" ? null : c.state.tail;
           found.push(store.get("reads/s").then((s) => [told, s?.tail ?? null]));
         }
       });

@@ -2,7 +2,7 @@
 // one NOTIFY per stream (delivered only if it commits, and only after). The payload is a wake-up,
 // never data: the sending instance, the stream's row id and its path key. This instance LISTENs on
 // one dedicated connection (Bun's client keeps it and re-LISTENs after a reconnect), ignores its
-// own notifications (its commits are told directly), and re-reads the stream for the others.
+// own notifications (its commits are told directly), and tells the others as "touched".
 //
 // A notification sent while the listening connection was down is lost, however long it was down.
 // When the LISTEN is back, every live reader of this instance re-reads its stream (the store's
@@ -23,7 +23,7 @@ export class Notifier {
 
   constructor(
     private readonly sql: SQL,
-    private readonly woken: (id: number, key: string) => Promise<void>,
+    private readonly woken: (id: number, key: string) => void,
     /** The LISTEN is back after its connection dropped. */
     private readonly relistened: () => void,
   ) {}
@@ -44,7 +44,7 @@ export class Notifier {
     if (first < 0 || second < 0 || payload.slice(0, first) === this.instance) return;
     const id = Number(payload.slice(first + 1, second));
     if (!Number.isSafeInteger(id)) return;
-    void this.woken(id, payload.slice(second + 1));
+    this.woken(id, payload.slice(second + 1));
   }
 
   /** The payload that wakes other instances' readers of stream `id` at `key`. */

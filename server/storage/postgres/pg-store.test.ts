@@ -9,7 +9,7 @@ import { LiveHub } from "../../live/hub";
 import { createRequest } from "../../protocol/testing-state";
 import { publish } from "../contract/helpers";
 import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
-import type { StreamChange } from "../store";
+import type { ToldChange } from "../store";
 import { PgGroupCommit, type TxSql } from "./group-commit";
 import { PgStore, type PgStoreOptions } from "./pg-store";
 import { NewerSchemaError, SCHEMA_VERSION } from "./schema";
@@ -134,11 +134,11 @@ describe("two instances on one database", () => {
     expect(new Set(tokens).size).toBe(20);
   }, 60_000);
 
-  test("a commit on one instance wakes the other's listeners with the stream as it now reads, and a delete as gone", async () => {
+  test("a commit on one instance wakes the other's listeners with the stream's id and key, which read it as it now is: appended, then gone", async () => {
     const [a, b] = await pair();
     const created = await a.create("live/s", create("live/s"));
     if (created.kind !== "created") throw new Error(created.kind);
-    const heard: StreamChange[] = [];
+    const heard: ToldChange[] = [];
     let wake: () => void = () => undefined;
     b.onChange((changes) => {
       heard.push(...changes);
@@ -148,11 +148,14 @@ describe("two instances on one database", () => {
     let woken = next();
     await a.append("live/s", append("hello"));
     await woken;
-    expect(heard.at(-1)).toMatchObject({ state: { id: created.state.id, tail: 5 } });
+    expect(heard.at(-1)).toEqual({ kind: "touched", id: created.state.id, key: "live/s" });
+    expect((await b.get("live/s"))!.tail).toBe(5);
     woken = next();
     await a.delete("live/s", null);
     await woken;
-    expect(heard.at(-1)).toEqual({ kind: "gone", id: created.state.id, key: "live/s" });
+    expect(heard.at(-1)).toEqual({ kind: "touched", id: created.state.id, key: "live/s" });
+    const after = await b.get("live/s");
+    expect(after === undefined || after.softDeleted).toBe(true);
   }, 60_000);
 });
 

@@ -15,7 +15,7 @@ import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type Produce
 import { NO_QUOTAS, quotaRefusal, type Quotas } from "../../protocol/quota";
 import { splitKey, streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
 import type { WritePlan } from "../../protocol/writes";
-import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange } from "../store";
+import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, ToldChange } from "../store";
 import { StreamStore } from "../stream-store";
 import type { CommitObserver } from "../commit-observer";
 import type { WriteState } from "../write-health";
@@ -66,8 +66,7 @@ export class PgStore extends StreamStore implements Store {
   /** Per stream key, the last write this instance took and has not finished. */
   private readonly turns = new Map<string, Turn>();
   /** Per stream id, the read a notification from another instance started, and whether another came since. */
-  private readonly remoteReads = new Map<number, { again: boolean; done: Promise<void> }>();
-  private readonly listeners: ((changes: StreamChange[]) => void)[] = [];
+  private readonly listeners: ((changes: ToldChange[]) => void)[] = [];
   private readonly missedListeners: (() => void)[] = [];
   private readonly blobs: SnapshotBlobs;
   private readonly notifier: Notifier;
@@ -169,44 +168,19 @@ export class PgStore extends StreamStore implements Store {
     if (changes.length > 0) this.tell(changes);
   }
 
-  private tell(changes: StreamChange[]): void {
+  private tell(changes: ToldChange[]): void {
     for (const l of this.listeners) l(changes);
   }
 
   /**
-   * Another instance committed a change of stream `id` at `key`: its live readers here re-read.
-   * The notification is only a wake-up; what is told is read from the database now. A burst of
-   * notifications for one stream costs one read in flight and at most one more: a read started
-   * after the last notification came sees every commit that sent one.
+   * Another instance committed a change of stream `id` at `key`. Nothing is read here: the live
+   * readers of the stream on this instance read it again, one read for all of them (live/shared-
+   * reads.ts), and a stream no one here reads costs nothing. A deletion or a recreation is found
+   * by that read (protocol/read.ts, decideWake).
    */
-  private remoteChange(id: number, key: string): Promise<void> {
+  private remoteChange(id: number, key: string): void {
     this.decided.forget(key);
-    const reading = this.remoteReads.get(id);
-    if (reading) {
-      reading.again = true;
-      return reading.done;
-    }
-    const next = { again: false, done: Promise.resolve() };
-    this.remoteReads.set(id, next);
-    next.done = (async () => {
-      try {
-        do {
-          next.again = false;
-          await this.tellRemote(id, key);
-        } while (next.again);
-      } finally {
-        this.remoteReads.delete(id);
-      }
-    })();
-    return next.done;
-  }
-
-  private async tellRemote(id: number, key: string): Promise<void> {
-    const state = await this.get(key).catch(() => undefined);
-    if (!state || state.id !== id || state.softDeleted) this.tell([{ kind: "gone", id, key }]);
-    // "retained" is the change the live layer answers by re-reading from the reader's position
-    // (live/hub.ts wakes the stream's readers as "changed"); no bytes are carried.
-    else this.tell([{ kind: "retained", state }]);
+    this.tell([{ kind: "touched", id, key }]);
   }
 
   private track(work: Promise<void>): void {
@@ -461,7 +435,7 @@ export class PgStore extends StreamStore implements Store {
     return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, damagedReads: 0, damagedStreams: 0, databaseBytes: this.sizes.databaseBytes, walBytes: this.sizes.walBytes, snapshotFileBytes: 0, segmentFileBytes: 0, reserveBytes: 0 };
   }
 
-  onChange(listener: (changes: StreamChange[]) => void): void {
+  onChange(listener: (changes: ToldChange[]) => void): void {
     this.listeners.push(listener);
   }
 

@@ -19,7 +19,7 @@ import { streamKey, type SnapshotMeta, type StreamState } from "../../protocol/s
 import type { WritePlan } from "../../protocol/writes";
 import { lineageOf, type Segment } from "../lineage";
 import type { Count } from "../prefix-count";
-import type { BucketInfo, BucketSummary, FileSpan, ListQuery, Page, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, StreamSummary } from "../store";
+import type { BucketInfo, BucketSummary, FileSpan, ListQuery, Page, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamSummary, ToldChange } from "../store";
 import { stderrLog } from "../store-log";
 import { StreamStore } from "../stream-store";
 import { failureOf, PROBE_BYTES, WriteHealth, type WriteState } from "../write-health";
@@ -203,7 +203,7 @@ export class SqliteStore extends StreamStore implements Store {
     return this.lock?.held;
   }
 
-  onChange(listener: (changes: StreamChange[]) => void): void {
+  onChange(listener: (changes: ToldChange[]) => void): void {
     this.batches.whenChanged(listener);
   }
 
