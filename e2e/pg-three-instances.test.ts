@@ -4,7 +4,8 @@
 // when consecutive requests of one client reach different instances.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startBalancer, type Balancer } from "./balancer.ts";
-import { createJson, describeRace, inspect, outboxTakeover, prefixCountRace, racingRecreate } from "./cw-races.ts";
+import { bodyText } from "./body-text.ts";
+import { createJson, describeRace, inspect, outboxTakeover, post, prefixCountRace, racingRecreate } from "./cw-races.ts";
 import { CLUSTER_HOOK_TIMEOUT_MS, startCluster, startPgUrsa, type PgCluster } from "./pg-instances.ts";
 import type { UrsaProcess } from "./server-process.ts";
 
@@ -64,16 +65,16 @@ test("[CW] incarnation through the balancer: appenders with the old token never 
 test("an SSE reader through the balancer gets each event as it is written: HAProxy does not hold a streamed answer's chunks (docs/haproxy.cfg, option http-no-delay)", { timeout: 30_000 }, async () => {
   const url = fresh("sse-through");
   await createJson(url);
-  const res = await fetch(`${url}?offset=-1&live=sse`);
+  const abort = new AbortController();
+  const res = await fetch(`${url}?offset=-1&live=sse`, { signal: abort.signal });
   expect(res.status).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
+  const body = bodyText(res);
+  let ended = false;
+  body.ended.catch(() => undefined).finally(() => (ended = true));
   const arrival = async (marker: string): Promise<number> => {
-    while (!text.includes(marker)) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the SSE answer ended before ${marker}:\n${text}`);
-      text += decoder.decode(value, { stream: true });
+    while (!body.text.includes(marker)) {
+      if (ended) throw new Error(`the SSE answer ended before ${marker}:\n${body.text}`);
+      await new Promise((r) => setTimeout(r, 1));
     }
     return performance.now();
   };
@@ -83,11 +84,10 @@ test("an SSE reader through the balancer gets each event as it is written: HAPro
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 300));
     const sent = performance.now();
-    const append = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ mark: `event-${i}-end` }) });
-    expect(append.status).toBe(204);
+    expect((await post(url, { mark: `event-${i}-end` })).status).toBe(204);
     delays.push((await arrival(`event-${i}-end`)) - sent);
   }
-  await reader.cancel();
+  abort.abort();
   delays.sort((a, b) => a - b);
   expect(delays[2]!, `delivery delays, ms: ${delays.map((d) => d.toFixed(1)).join(", ")}`).toBeLessThan(100);
 });

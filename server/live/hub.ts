@@ -2,7 +2,7 @@
 // stream incarnation wake and read committed state. Keyed by row id, so a recreated stream at
 // the same path never wakes a reader of the old one, except to tell it the old one is gone.
 
-import type { Store, StreamChange, ToldChange } from "../storage/store";
+import { changedStream, type Store, type StreamChange, type ToldChange } from "../storage/store";
 import { SharedReads, type SharedReader } from "./shared-reads";
 import { encodeChunks, type SsePayload, type SsePayloadMode } from "./sse-payload";
 
@@ -281,7 +281,7 @@ export class LiveHub {
 
   private dispatch(changes: ToldChange[]): void {
     for (const change of changes) {
-      const id = change.kind === "gone" || change.kind === "touched" ? change.id : change.state.id;
+      const { id } = changedStream(change);
       this.shared.changed(id);
       const set = this.listeners.get(id);
       if (!set) {

@@ -9,7 +9,7 @@ import type { ProtocolError } from "../protocol/errors";
 import type { ProducerLimits, ProducerState } from "../protocol/producer";
 import type { ResourceTarget } from "../protocol/retention";
 import type { PublishRequest } from "../protocol/snapshot";
-import type { SnapshotMeta, StreamState } from "../protocol/state";
+import { streamKey, type SnapshotMeta, type StreamState } from "../protocol/state";
 import type { AttrsOutcome, BatchOutcome, BatchRequest, CreateOutcome, DeleteOutcome, PublishOutcome, RetentionOutcome, WritePlan } from "../protocol/writes";
 import type { Introspection } from "./introspection";
 import type { DiskFailure, WriteState } from "./write-health";
@@ -67,6 +67,11 @@ export type StreamChange =
  * changed a stream ("touched": its notification says no more, so live readers read it again).
  */
 export type ToldChange = StreamChange | { kind: "touched"; id: number; key: string };
+
+/** The row id and path key of the stream a change is about. */
+export function changedStream(change: ToldChange): { id: number; key: string } {
+  return "state" in change ? { id: change.state.id, key: streamKey(change.state.bucket, change.state.name) } : change;
+}
 
 /**
  * What accepted appends tell the live layer, as one change (they are contiguous): their messages,

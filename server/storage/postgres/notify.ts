@@ -11,7 +11,7 @@
 
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
-import type { StreamChange } from "../store";
+import { changedStream, type StreamChange } from "../store";
 import type { TxSql } from "./group-commit";
 
 export const CHANNEL = "ursa_streams";
@@ -57,7 +57,7 @@ export class Notifier {
     if (changes.length === 0) return;
     const payloads = new Set<string>();
     for (const c of changes) {
-      const [id, key] = c.kind === "gone" ? [c.id, c.key] : [c.state.id, `${c.state.bucket}/${c.state.name}`];
+      const { id, key } = changedStream(c);
       payloads.add(this.payload(id, key));
     }
     await sql`SELECT pg_notify(${CHANNEL}, p) FROM unnest(${[...payloads]}::text[]) AS p`;

@@ -65,7 +65,6 @@ export class PgStore extends StreamStore implements Store {
   private readonly decided = new DecidedRows();
   /** Per stream key, the last write this instance took and has not finished. */
   private readonly turns = new Map<string, Turn>();
-  /** Per stream id, the read a notification from another instance started, and whether another came since. */
   private readonly listeners: ((changes: ToldChange[]) => void)[] = [];
   private readonly missedListeners: (() => void)[] = [];
   private readonly blobs: SnapshotBlobs;
