@@ -29,7 +29,7 @@ const USAGE = `npm run bench [-- options]
   --smoke               tiny sizes, one round, a few seconds (what npm test runs)
   --only LIST           workloads or case-id prefixes, comma-separated (append,cas,sse,catchup,longpoll,churn);
                         a trailing $ takes one case id exactly (append/bin256+producer/1x1$)
-  --servers LIST        server kinds (ursa, ref-mem, ref-file, ceiling, fsync-ceiling, http-sync-ceiling; also ursa-normal, ursa-mem, ursa-b = $URSA_BINARY_B)
+  --servers LIST        server kinds (ursa, ref-mem, ref-file, ceiling, fsync-ceiling, http-sync-ceiling; also ursa-normal, ursa-mem, ursa-b and ursa-b-pg = $URSA_BINARY_B)
   --rounds N            rounds per case, interleaved across servers (default 2)
   --duration-ms N       measured window per timed case (default 5000; sse 8000)
   --warmup-ms N         unmeasured warm-up per timed case (default 1000)

@@ -148,6 +148,16 @@ export const SERVER_KINDS = {
     // Its writers wait on PostgreSQL's commits, as durable ursa's wait on fdatasync.
     waitsOnDisk: true,
   },
+  // The same on $URSA_BINARY_B: the PostgreSQL engine's A/B ratios from one interleaved run.
+  "ursa-b-pg": {
+    label: "ursa B (PostgreSQL)",
+    available: () => ursaPathB !== null && existsSync(ursaPathB) && pgAvailable(),
+    cmd: (dir, database) => [ursaPathB, ["--port", "0", "--postgres", database, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+    postgres: true,
+    durable: true,
+    waitsOnDisk: true,
+  },
   // Two instances on one database behind HAProxy's round-robin (docs/haproxy.cfg).
   "ursa-pg2": {
     label: "2 x ursa (PostgreSQL) + HAProxy",

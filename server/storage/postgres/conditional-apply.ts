@@ -18,10 +18,10 @@ import { ProducerTable } from "../../protocol/producer-table";
 import { splitKey, type StreamState } from "../../protocol/state";
 import type { StreamView, WritePlan } from "../../protocol/writes";
 import { appendsChange, type SnapshotUpload } from "../store";
+import type { AppendApply } from "./apply-statement";
 import type { ConditionalCommit } from "./conditional-commit";
 import type { DecidedRow, DecidedRows } from "./decided-rows";
 import { WriteEffects } from "./group-commit";
-import { CHANNEL } from "./notify";
 import { producerOf, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
 
 /** The stream row, its version, and the one producer's row as JSON ($3; null for none). */
@@ -30,24 +30,6 @@ const READ = `SELECT ${STREAM_COLUMNS}, version,
   FROM streams WHERE bucket = $1 AND name = $2`;
 
 const READ_PRODUCERS = `SELECT * FROM producers WHERE stream_id = $1`;
-
-/**
- * The effects of appends, applied only while the row has version $2. Every other part reads `s`,
- * the update's result, so when the version moved nothing at all is written.
- */
-const APPLY = `WITH s AS (
-    UPDATE streams SET tail = $3, message_count = $4, closed = $5, closed_by = $6::jsonb, last_seq = $7,
-      touched_at_ms = $8, last_write_at_ms = $9
-    WHERE id = $1 AND version = $2 RETURNING id),
-  m AS (INSERT INTO msgs (stream_id, start, append_start, at_ms, data)
-    SELECT s.id, u.start, u.append_start, $8, u.data FROM s, unnest($10::bigint[], $11::bigint[], $12::bytea[]) AS u(start, append_start, data)),
-  e AS (DELETE FROM producers WHERE stream_id IN (SELECT id FROM s) AND producer_id = ANY($13::text[])),
-  p AS (INSERT INTO producers (stream_id, producer_id, epoch, last_seq, last_start, last_next, updated_at_ms)
-    SELECT s.id, u.* FROM s, unnest($14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[]) AS u
-    ON CONFLICT (stream_id, producer_id) DO UPDATE SET epoch = EXCLUDED.epoch, last_seq = EXCLUDED.last_seq,
-      last_start = EXCLUDED.last_start, last_next = EXCLUDED.last_next, updated_at_ms = EXCLUDED.updated_at_ms),
-  n AS (SELECT pg_notify('${CHANNEL}', $20) FROM s)
-  SELECT (SELECT count(*) FROM s)::int AS applied, (SELECT count(*) FROM n)::int AS notified`;
 
 export type Attempt<T> = { value: T } | "contended" | "locked";
 
@@ -61,8 +43,6 @@ export interface ConditionalContext {
   commit: ConditionalCommit;
   now: () => number;
   clock: () => ProducerClock;
-  /** The NOTIFY payload that wakes other instances' readers of the stream. */
-  wakeUp: (id: number, key: string) => string;
   /** Rows this instance's appends committed, to decide the next append of a stream on. */
   decided: DecidedRows;
 }
@@ -97,52 +77,28 @@ export async function attempt<T>(c: ConditionalContext, plan: WritePlan<T, Snaps
 
   const fx = new WriteEffects();
   let next = effect.state;
-  const starts: number[] = [];
-  const appendStarts: number[] = [];
-  const data: Uint8Array[] = [];
-  const evicts = new Set<string>();
+  const apply: AppendApply = { key: read.key, version: base.version, next, atMs: now, starts: [], appendStarts: [], data: [], evicts: [], producers: [] };
   const producers = new Map<string, ProducerState>();
   for (const append of effect.appends) {
     next = applyAppend(next, append, now);
     let at = append.start;
     for (const m of append.messages) {
-      starts.push(at);
-      appendStarts.push(append.start);
-      data.push(m);
+      apply.starts.push(at);
+      apply.appendStarts.push(append.start);
+      apply.data.push(m);
       at += m.length;
     }
-    if (append.evicts !== null) evicts.add(append.evicts);
+    if (append.evicts !== null) apply.evicts.push(append.evicts);
     if (append.producer) producers.set(append.producer.id, producerAfter({ ...append, producer: append.producer }, now));
     fx.appendedBytes += append.bytes;
     fx.appendedMessages += append.messages.length;
   }
   // One statement cannot both delete and insert one row: such a batch runs under locks.
-  for (const id of producers.keys()) if (evicts.has(id)) return "locked";
+  if (apply.evicts.some((id) => producers.has(id))) return "locked";
+  apply.next = next;
+  apply.producers = [...producers];
   fx.changes.push(appendsChange(next, effect.appends));
-  const entries = [...producers];
-  const values = [
-    next.id,
-    base.version,
-    next.tail,
-    next.messageCount,
-    next.closed,
-    next.closedBy,
-    next.lastSeq,
-    next.touchedAtMs,
-    next.lastWriteAtMs,
-    starts,
-    appendStarts,
-    data,
-    [...evicts],
-    entries.map(([id]) => id),
-    entries.map(([, p]) => p.epoch),
-    entries.map(([, p]) => p.lastSeq),
-    entries.map(([, p]) => p.lastStart),
-    entries.map(([, p]) => p.lastNext),
-    entries.map(([, p]) => p.updatedAtMs),
-    c.wakeUp(next.id, read.key),
-  ];
-  if (!(await c.commit.submit(read.key, APPLY, values, fx))) return "contended";
+  if (!(await c.commit.submit(apply, fx))) return "contended";
   c.decided.keep(read.key, { state: next, version: String(BigInt(base.version) + 1n) });
   return { value: decision.result(new Map<string, StreamState | undefined>([[effect.key, next]])) };
 }

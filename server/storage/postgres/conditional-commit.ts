@@ -1,30 +1,31 @@
-// Group commit for conditional applies (conditional-apply.ts): each is one prepared statement that
-// writes only if the stream's row still has the version its decision read, and says whether it
-// did. The applies queued while a commit is in flight share the next transaction: one COMMIT, one
-// WAL flush, their statements sent together. Alone, an apply runs without BEGIN and COMMIT (its
-// statement is its transaction), so a write costs its read and this one round trip.
+// Group commit for conditional applies (conditional-apply.ts): the appends queued while a commit
+// is in flight share the next one, as one statement over all of them (apply-statement.ts) that
+// writes each only if its stream's row still has the version its decision read, and says which
+// it wrote. That statement is its own transaction: one round trip, one WAL flush, one set of
+// wake-ups for the group.
 //
-// Statements run in the order of their streams' keys, the order every instance takes, so two
-// instances' transactions do not deadlock on stream rows. An apply that fails for its own sake
-// (not the connection's) in a shared transaction aborts the others: each then runs again alone,
-// so its failure stays its own. Nothing is acknowledged, and no change told, before COMMIT returns.
+// A stream appears once per statement. Should a group hold a stream twice, its later appends go
+// in further statements, in order, in one transaction with the first. An apply that fails for its
+// own sake (not the connection's) in a shared statement fails the others: each then runs again
+// alone, so its failure stays its own. Nothing is acknowledged, and no change told, before the
+// commit returns.
 
 import type { SQL } from "bun";
 import type { CommitObserver } from "../commit-observer";
+import { APPLY, appliedIds, applyValues, type AppendApply } from "./apply-statement";
 import { BatchQueue } from "./batch-queue";
 import { isConnectionLoss } from "./connection";
 import { isRetryable, type WriteEffects } from "./group-commit";
 
 export interface ConditionalHooks {
+  /** The NOTIFY payloads that wake other instances' readers of these streams. */
+  wakeUps(streams: { id: number; key: string }[]): string[];
   committed(fx: WriteEffects[]): void;
   failed(error: unknown): void;
 }
 
 interface Job {
-  /** The stream's path key: the order statements run in. */
-  key: string;
-  text: string;
-  values: unknown[];
+  apply: AppendApply;
   fx: WriteEffects;
   alone: boolean;
   /** True if it applied, false if the version had moved (or its transaction lost a deadlock). */
@@ -41,17 +42,23 @@ export class ConditionalCommit extends BatchQueue<Job> {
     super(observer);
   }
 
-  /** `text` must return one row with an `applied` count (0 when the condition no longer held). */
-  submit(key: string, text: string, values: unknown[], fx: WriteEffects): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => this.enqueue({ key, text, values, fx, alone: false, resolve, reject }));
+  submit(apply: AppendApply, fx: WriteEffects): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => this.enqueue({ apply, fx, alone: false, resolve, reject }));
   }
 
   protected async runBatch(jobs: Job[]): Promise<void> {
-    jobs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    // Rows in id order, the order every instance's statements take them in, so that two
+    // instances' groups do not deadlock on each other's rows.
+    jobs.sort((a, b) => a.apply.next.id - b.apply.next.id);
+    const statements = rounds(jobs);
+    const wakeUps = this.hooks.wakeUps(statements[0]!.map((job) => ({ id: job.apply.next.id, key: job.apply.key })));
     const began = performance.now();
-    let applied: boolean[];
+    let applied: Set<number>[];
     try {
-      applied = jobs.length === 1 ? [await this.run(this.sql, jobs[0]!)] : await this.sql.begin((tx) => settleAll(jobs.map((job) => this.run(tx, job))));
+      applied =
+        statements.length === 1
+          ? [await this.run(this.sql, statements[0]!, wakeUps)]
+          : await this.sql.begin((tx) => Promise.all(statements.map((round, i) => this.run(tx, round, i === 0 ? wakeUps : []))));
     } catch (error) {
       if (isRetryable(error)) {
         // Nothing committed: each write reads and decides again.
@@ -66,20 +73,24 @@ export class ConditionalCommit extends BatchQueue<Job> {
       return;
     }
     this.committedBatch(jobs.length, began);
-    this.hooks.committed(jobs.filter((_, i) => applied[i]).map((job) => job.fx));
-    jobs.forEach((job, i) => job.resolve(applied[i]!));
+    const outcomes = statements.flatMap((round, i) => round.map((job) => [job, applied[i]!.has(job.apply.next.id)] as const));
+    this.hooks.committed(outcomes.filter(([, ok]) => ok).map(([job]) => job.fx));
+    for (const [job, ok] of outcomes) job.resolve(ok);
   }
 
-  private async run(sql: SQL, job: Job): Promise<boolean> {
-    const [row]: { applied: number }[] = await sql.unsafe(job.text, job.values);
-    return Number(row?.applied ?? 0) > 0;
+  private async run(sql: SQL, round: Job[], wakeUps: string[]): Promise<Set<number>> {
+    return appliedIds(await sql.unsafe(APPLY, applyValues(round.map((job) => job.apply), wakeUps)));
   }
 }
 
-/** Sends every statement at once (they queue on the transaction's connection, in order), then waits for all. */
-async function settleAll(runs: Promise<boolean>[]): Promise<boolean[]> {
-  const settled = await Promise.allSettled(runs);
-  const failed = settled.find((s) => s.status === "rejected");
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<boolean>).value);
+/** The jobs as statements in which no stream appears twice, each stream's jobs in the order queued. */
+function rounds(jobs: Job[]): Job[][] {
+  const out: Job[][] = [];
+  const seen = new Map<string, number>();
+  for (const job of jobs) {
+    const n = seen.get(job.apply.key) ?? 0;
+    seen.set(job.apply.key, n + 1);
+    (out[n] ??= []).push(job);
+  }
+  return out;
 }

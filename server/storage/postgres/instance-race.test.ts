@@ -53,7 +53,7 @@ async function log(store: PgStore, key: string): Promise<string[]> {
   return slice.chunks.map(dec);
 }
 
-describe("two instances racing on one stream", () => {
+describe("two instances racing", () => {
   test("[CW] Stream-Seq: of writers on both instances sending the same sequence numbers, at most one wins each, and the log is exactly the wins in order", async () => {
     const key = "race/seq";
     const stores = await pairWithStream(key);
@@ -110,5 +110,31 @@ describe("two instances racing on one stream", () => {
     for (const store of stores) expect(await log(store, key)).toEqual(expected);
     const state = (await stores[0].get(key))!;
     expect(await stores[0].producers(state)).toEqual([["p", expect.objectContaining({ epoch: 0, lastSeq: SEQS - 1 })]]);
+  }, 90_000);
+
+  test("[CW] Producer-Seq over 16 streams: groups of appends on many streams commit as one statement on each instance, and where the other instance moved a stream only that one is decided again; every log holds exactly the acknowledged appends, each producer's in order", async () => {
+    const url = await cluster.createDatabase(`race_${++databases}`);
+    const groups: number[] = [];
+    const observer = { batch: (writes: number) => void groups.push(writes), sync: () => undefined };
+    const stores = [await PgStore.open({ url, poolSize: 4, commitObserver: observer }), await PgStore.open({ url, poolSize: 4, commitObserver: observer })];
+    opened.push(...stores);
+    const keys = Array.from({ length: 16 }, (_, i) => `race/s${i}`);
+    for (const key of keys) expect((await stores[0]!.create(key, createRequest({ bucket: "race", name: key.slice(5), contentType: "text/plain" }))).kind).toBe("created");
+    const SEQS = 25;
+    const outcomes: string[] = [];
+    await Promise.all(
+      stores.flatMap((store, i) =>
+        keys.map(async (key) => {
+          for (let seq = 0; seq < SEQS; seq++) outcomes.push(outcome(await store.append(key, append(`${i}:${seq}`, { producer: { id: `p${i}`, epoch: 0, seq } }))));
+        }),
+      ),
+    );
+    expect(outcomes).toEqual(Array(2 * keys.length * SEQS).fill("accepted"));
+    expect(Math.max(...groups)).toBeGreaterThan(1);
+    for (const key of keys) {
+      const messages = await log(stores[1]!, key);
+      expect(messages.length).toBe(2 * SEQS);
+      for (const i of [0, 1]) expect(messages.filter((m) => m.startsWith(`${i}:`))).toEqual(Array.from({ length: SEQS }, (_, seq) => `${i}:${seq}`));
+    }
   }, 90_000);
 });

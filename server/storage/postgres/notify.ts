@@ -1,6 +1,9 @@
 // Live reads across instances: each commit that changes streams sends, inside its transaction,
-// one NOTIFY per stream (delivered only if it commits, and only after). The payload is a wake-up,
-// never data: the sending instance, the stream's row id and its path key. This instance LISTENs on
+// NOTIFYs naming the streams (delivered only if it commits, and only after). A payload is a
+// wake-up, never data: the sending instance, then each stream's row id and path key, as many
+// streams to a payload as fit PostgreSQL's 8,000 bytes: one per commit, not one per stream, since
+// every listening connection, this instance's own included, reads and forwards each payload
+// (design: docs/design/pg-group-apply.md). This instance LISTENs on
 // one dedicated connection (Bun's client keeps it and re-LISTENs after a reconnect), ignores its
 // own notifications (its commits are told directly), and tells the others as "touched".
 //
@@ -15,6 +18,8 @@ import { changedStream, type StreamChange } from "../store";
 import type { TxSql } from "./group-commit";
 
 export const CHANNEL = "ursa_streams";
+/** Below PostgreSQL's limit of 8,000 bytes per payload, with room for the brackets. */
+const MAX_PAYLOAD_BYTES = 7900;
 
 export class Notifier {
   private readonly instance = randomUUID();
@@ -39,28 +44,47 @@ export class Notifier {
   }
 
   private received(payload: string): void {
-    const first = payload.indexOf(" ");
-    const second = payload.indexOf(" ", first + 1);
-    if (first < 0 || second < 0 || payload.slice(0, first) === this.instance) return;
-    const id = Number(payload.slice(first + 1, second));
-    if (!Number.isSafeInteger(id)) return;
-    this.woken(id, payload.slice(second + 1));
+    let entries: unknown;
+    try {
+      entries = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    if (!Array.isArray(entries) || entries[0] === this.instance) return;
+    for (let i = 1; i + 1 < entries.length; i += 2) {
+      const [id, key] = [entries[i], entries[i + 1]];
+      if (Number.isSafeInteger(id) && typeof key === "string") this.woken(id as number, key);
+    }
   }
 
-  /** The payload that wakes other instances' readers of stream `id` at `key`. */
-  payload(id: number, key: string): string {
-    return `${this.instance} ${id} ${key}`;
+  /** The payloads that wake other instances' readers of `streams`: as few as fit the size limit. */
+  wakeUps(streams: Iterable<{ id: number; key: string }>): string[] {
+    const head = JSON.stringify(this.instance);
+    const out: string[] = [];
+    let entries: string[] = [];
+    let bytes = head.length;
+    const seen = new Set<number>();
+    for (const { id, key } of streams) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const entry = `${id},${JSON.stringify(key)}`;
+      const size = Buffer.byteLength(entry) + 1;
+      if (entries.length > 0 && bytes + size > MAX_PAYLOAD_BYTES) {
+        out.push(`[${head},${entries.join(",")}]`);
+        entries = [];
+        bytes = head.length;
+      }
+      entries.push(entry);
+      bytes += size;
+    }
+    if (entries.length > 0) out.push(`[${head},${entries.join(",")}]`);
+    return out;
   }
 
-  /** One NOTIFY per stream the transaction changed. */
+  /** The wake-ups for the streams the transaction changed. */
   async send(sql: TxSql, changes: StreamChange[]): Promise<void> {
     if (changes.length === 0) return;
-    const payloads = new Set<string>();
-    for (const c of changes) {
-      const { id, key } = changedStream(c);
-      payloads.add(this.payload(id, key));
-    }
-    await sql`SELECT pg_notify(${CHANNEL}, p) FROM unnest(${[...payloads]}::text[]) AS p`;
+    await sql`SELECT pg_notify(${CHANNEL}, p) FROM unnest(${this.wakeUps(changes.map(changedStream))}::text[]) AS p`;
   }
 
   async stop(): Promise<void> {

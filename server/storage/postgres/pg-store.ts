@@ -115,6 +115,7 @@ export class PgStore extends StreamStore implements Store {
       failed: (error) => this.connection.failed(error),
     }, options.commitObserver);
     this.conditional = new ConditionalCommit(this.sql, {
+      wakeUps: (streams) => this.notifier.wakeUps(streams),
       committed: (fx) => this.committed(fx),
       failed: (error) => this.connection.failed(error),
     }, options.commitObserver);
@@ -123,7 +124,6 @@ export class PgStore extends StreamStore implements Store {
       commit: this.conditional,
       now: this.now,
       clock: () => this.producerClock(),
-      wakeUp: (id, key) => this.notifier.payload(id, key),
       decided: this.decided,
     };
   }
