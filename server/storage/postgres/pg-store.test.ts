@@ -82,6 +82,31 @@ describe("migrations", () => {
   }, 60_000);
 });
 
+describe("what an append costs the database", () => {
+  test("an append updates its stream's row in place (a HOT update: no new index entries), 16 streams written at once", async () => {
+    const url = await freshDatabase();
+    const store = await PgStore.open({ url, poolSize: 4 });
+    const keys = Array.from({ length: 16 }, (_, i) => `hot/s${i}`);
+    for (const key of keys) await store.create(key, create(key));
+    await Promise.all(keys.map(async (key) => {
+      for (let seq = 0; seq < 20; seq++) expect((await store.append(key, append(`m${seq}`, { producer: { id: "p", epoch: 0, seq } }))).kind).toBe("accepted");
+    }));
+    // The backends report their counts as they exit.
+    await store.close();
+    const sql = new SQL(url);
+    let row: { upd: string; hot: string } | undefined;
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      await sql`SELECT pg_stat_clear_snapshot()`;
+      [row] = await sql`SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'streams'`;
+      if (Number(row!.upd) >= 16 * 20) break;
+      await Bun.sleep(100);
+    }
+    await sql.close();
+    expect(Number(row!.upd)).toBeGreaterThanOrEqual(16 * 20);
+    expect(row!.hot).toBe(row!.upd);
+  }, 60_000);
+});
+
 describe("two instances on one database", () => {
   test("Stream-Seq compare-and-set: of writers racing on both instances, exactly one wins each round", async () => {
     const [a, b] = await pair();

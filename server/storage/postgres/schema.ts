@@ -144,6 +144,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (scope, id)
   );
   `,
+  // 6: an append's update of its stream row is a HOT update (no new index entries, the old row
+  // pruned in place) only if it changes no indexed column. streams_ttl indexed touched_at_ms,
+  // which every append writes, and no query could use it: expiry is decided with the read
+  // renewals of step 3 (rows.ts TOUCHED), an expression it does not match. Room left on each
+  // page (fillfactor) keeps a row's next version beside it.
+  `
+  DROP INDEX streams_ttl;
+  ALTER TABLE streams SET (fillfactor = 70);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
