@@ -57,7 +57,7 @@ export function buildCases(profile, o = {}) {
   // profile the Bun.serve ceiling, which the 4x4 case runs).
   // The PostgreSQL engine (issue 22), one instance and two behind HAProxy, beside SQLite, and
   // what PostgreSQL alone allows (pgbench, one transaction per append, a client per writer).
-  const withPg = (C) => [...PG, ...(C === 1 || C === 16 ? ["pg-ceiling"] : [])];
+  const withPg = (C) => [...PG, ...(C === 1 || C === 16 ? ["pg-ceiling", "pg-insert-ceiling"] : [])];
   for (const [S, C] of [[1, 1], [1, 4], [1, 16], [16, 16]]) {
     // In the smoke profile one writer only: 16 of them finish no append of the PostgreSQL
     // engine within its 300 ms window on a loaded machine.

@@ -36,7 +36,7 @@ describe("bench smoke", { timeout: 120_000 }, () => {
   test("every run completed without a harness or server error", () => {
     const failed = result.runs.filter((r) => r.error).map((r) => `${r.case} ${r.server}: ${r.error.split("\n")[0]}`);
     assert.deepEqual(failed, []);
-    const pgKinds = ["ursa-pg", "ursa-pg2", "pg-ceiling"].filter((k) => SERVER_KINDS[k].available());
+    const pgKinds = ["ursa-pg", "ursa-pg2", "pg-ceiling", "pg-insert-ceiling"].filter((k) => SERVER_KINDS[k].available());
     const expectedServers = ["ref-mem", "ref-file", "ceiling", "fsync-ceiling", "http-sync-ceiling", ...(ursaAvailable ? ["ursa", "ursa-capped"] : []), ...pgKinds];
     for (const s of expectedServers) assert.ok(result.runs.some((r) => r.server === s), `no run against ${s}`);
   });
@@ -57,7 +57,7 @@ describe("bench smoke", { timeout: 120_000 }, () => {
             assert.equal(m.totalNon2xx, 0, `non-2xx answers, ${where}`);
             assert.equal(m.errors, 0, `transport errors, ${where}`);
             assert.ok(Number.isFinite(m.p99) && Number.isFinite(m.serverCpuUsPerAppend), where);
-            if (r.server === "fsync-ceiling" || r.server === "pg-ceiling") assert.equal(m.recordBytes, c.params.kind === "bin" ? 256 : 100, where);
+            if (["fsync-ceiling", "pg-ceiling", "pg-insert-ceiling"].includes(r.server)) assert.equal(m.recordBytes, c.params.kind === "bin" ? 256 : 100, where);
             break;
           case "cas":
             assert.ok(m.commits > 0, `no commits, ${where}`);

@@ -136,11 +136,13 @@ function osUser() {
 
 /**
  * What PostgreSQL alone allows here: `clients` pgbench connections, each committing one
- * transaction per append, in a closed loop, on a fresh database: an INSERT of `bytes` into a
- * log table and an UPDATE of a per-stream row, about what an acknowledged append must make
- * durable. Returns transactions/s and latencies (ms) over `durationMs` after `warmupMs`.
+ * transaction per append, in a closed loop, on a fresh database. Shape "update+insert": an
+ * INSERT of `bytes` into a log table and an UPDATE of a per-stream row, about what an
+ * acknowledged append must make durable, four statements sent one by one. Shape "insert": the
+ * issue's ceiling, one prepared INSERT of `bytes` per transaction and nothing else. Returns
+ * transactions/s and latencies (ms) over `durationMs` after `warmupMs`.
  */
-export async function pgbenchCeiling({ clients, streams, bytes, warmupMs, durationMs }) {
+export async function pgbenchCeiling({ clients, streams, bytes, warmupMs, durationMs, shape }) {
   const url = await freshDatabase();
   const { dir } = await cluster();
   const bin = pgBinDir();
@@ -151,22 +153,23 @@ export async function pgbenchCeiling({ clients, streams, bytes, warmupMs, durati
   run([join(bin, "psql"), ...conn, "-d", db, "-q", "-v", "ON_ERROR_STOP=1", "-c",
     `CREATE TABLE heads (stream int PRIMARY KEY, tail bigint NOT NULL);
      CREATE TABLE log (stream int NOT NULL, pos bigint NOT NULL, body bytea NOT NULL, PRIMARY KEY (stream, pos));
+     CREATE SEQUENCE positions;
      INSERT INTO heads SELECT s, 0 FROM generate_series(0, ${streams - 1}) s;`]);
   const script = join(dir, `append-${db}.sql`);
   // Each client on its own stream (client_id mod streams), as the append workload's writers are.
-  writeFileSync(
-    script,
-    `\\set s :client_id % ${streams}
-BEGIN;
+  const transaction =
+    shape === "insert"
+      ? `INSERT INTO log VALUES (:s, nextval('positions'), convert_to(repeat('x', ${bytes}), 'UTF8'));`
+      : `BEGIN;
 UPDATE heads SET tail = tail + ${bytes} WHERE stream = :s RETURNING tail \\gset
 INSERT INTO log VALUES (:s, :tail, convert_to(repeat('x', ${bytes}), 'UTF8'));
-COMMIT;
-`,
-  );
+COMMIT;`;
+  writeFileSync(script, `\\set s :client_id % ${streams}\n${transaction}\n`);
   if (user) execFileSync("chown", [user, script]);
   // Whole seconds (pgbench -T), at least 2: its connections are made inside the duration.
   const seconds = (ms) => String(Math.max(2, Math.round(ms / 1000)));
-  const argv = (ms) => [join(bin, "pgbench"), ...conn, "-n", "-c", String(clients), "-j", "1", "-T", seconds(ms), "-f", script, db];
+  const mode = shape === "insert" ? ["-M", "prepared"] : [];
+  const argv = (ms) => [join(bin, "pgbench"), ...conn, "-n", ...mode, "-c", String(clients), "-j", "1", "-T", seconds(ms), "-f", script, db];
   run(argv(warmupMs));
   // The measured run is spawned, so its CPU and the cluster's count as the "server's".
   // -l: one line per transaction (its latency in µs is the third field), for percentiles.

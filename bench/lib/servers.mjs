@@ -179,6 +179,14 @@ export const SERVER_KINDS = {
     needsDir: true,
     waitsOnDisk: true,
   },
+  // The ceiling: the same, but one prepared INSERT of the body per transaction.
+  "pg-insert-ceiling": {
+    label: "PostgreSQL ceiling (pgbench, 1 INSERT)",
+    available: () => pgAvailable(),
+    cmd: null,
+    needsDir: true,
+    waitsOnDisk: true,
+  },
   ceiling: {
     label: "Bun.serve ceiling",
     available: () => existsSync(BUN),

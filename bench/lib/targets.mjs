@@ -140,14 +140,19 @@ function postgresTargets(id, wl, params, get, add, ratio, cmp) {
   const pg = get(id, "ursa-pg")?.metrics;
   const pg2 = get(id, "ursa-pg2")?.metrics;
   if (wl === "append" && pg && (params.writers === 1 || params.writers === 16)) {
-    const ceiling = get(id, "pg-ceiling")?.metrics;
     const floor = params.writers === 1 ? 0.6 : 0.5;
+    const clients = `${params.writers} client${params.writers > 1 ? "s" : ""}`;
+    const ceiling = get(id, "pg-insert-ceiling")?.metrics;
     const r = ratio(pg.appendsPerS, ceiling?.appendsPerS);
-    add(id, `PostgreSQL engine: appends/s ≥ ${floor}× pgbench at ${params.writers} client${params.writers > 1 ? "s" : ""}`, r, floor, cmp(r, (v) => v >= floor), ceiling ? `${Math.round(pg.appendsPerS)} vs ${Math.round(ceiling.appendsPerS)}/s` : undefined);
+    add(id, `PostgreSQL engine: appends/s ≥ ${floor}× pgbench (1 INSERT) at ${clients}`, r, floor, cmp(r, (v) => v >= floor), ceiling ? `${Math.round(pg.appendsPerS)} vs ${Math.round(ceiling.appendsPerS)}/s` : undefined);
+    // The same line against UPDATE + INSERT transactions, closer to what an append must make durable.
+    const shaped = get(id, "pg-ceiling")?.metrics;
+    const rs = ratio(pg.appendsPerS, shaped?.appendsPerS);
+    add(id, `PostgreSQL engine: appends/s ≥ ${floor}× pgbench (UPDATE + INSERT) at ${clients}`, rs, floor, cmp(rs, (v) => v >= floor), shaped ? `${Math.round(pg.appendsPerS)} vs ${Math.round(shaped.appendsPerS)}/s` : undefined);
     if (params.writers === 16) {
       const sqlite = get(id, URSA)?.metrics;
-      const rs = ratio(pg.appendsPerS, sqlite?.appendsPerS);
-      add(id, "PostgreSQL engine: appends/s ≥ 0.6× the SQLite engine", rs, 0.6, cmp(rs, (v) => v >= 0.6));
+      const rq = ratio(pg.appendsPerS, sqlite?.appendsPerS);
+      add(id, "PostgreSQL engine: appends/s ≥ 0.6× the SQLite engine", rq, 0.6, cmp(rq, (v) => v >= 0.6));
       const r2 = ratio(pg2?.appendsPerS, pg.appendsPerS);
       add(id, "2 PostgreSQL instances + HAProxy: appends/s ≥ 0.8× one", r2, 0.8, cmp(r2, (v) => v >= 0.8));
     }

@@ -29,7 +29,8 @@ export function jsonBody(writer, seq) {
  */
 export async function run(server, p) {
   if (server.kind === "fsync-ceiling") return syncCeiling(server.dataDir, p);
-  if (server.kind === "pg-ceiling") return pgCeiling(p);
+  if (server.kind === "pg-ceiling") return pgCeiling(p, "update+insert");
+  if (server.kind === "pg-insert-ceiling") return pgCeiling(p, "insert");
   const names = Array.from({ length: p.streams }, (_, i) => `bench-${p.runId}-${p.kind}-${i}`);
   // Create the streams (setup traffic, not measured).
   let createFailures = 0;
@@ -110,8 +111,8 @@ async function syncCeiling(dir, p) {
  * The PostgreSQL ceiling: pgbench, one transaction per append, a client per writer. Its server
  * CPU misses the backends, which exit with pgbench's connections before the window is read.
  */
-async function pgCeiling(p) {
-  const r = await pgbenchCeiling({ clients: p.writers, streams: p.streams, bytes: RECORD_BYTES[p.kind], warmupMs: p.warmupMs, durationMs: p.durationMs });
+async function pgCeiling(p, shape) {
+  const r = await pgbenchCeiling({ clients: p.writers, streams: p.streams, bytes: RECORD_BYTES[p.kind], warmupMs: p.warmupMs, durationMs: p.durationMs, shape });
   return ceilingResult(p, { done: r.transactions, perS: r.tps, lat: r.latency, failed: r.failed, cpu: r.cpu });
 }
 

@@ -34,59 +34,51 @@ export const APPLY = `WITH u AS (
       last_seq = u.last_seq, touched_at_ms = u.touched_at_ms, last_write_at_ms = u.last_write_at_ms
     FROM u WHERE t.id = u.id AND t.version = u.version RETURNING t.id),
   m AS (INSERT INTO msgs (stream_id, start, append_start, at_ms, data)
-    SELECT m.* FROM unnest($10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bytea[]) AS m(stream_id, start, append_start, at_ms, data)
+    SELECT m.stream_id, m.start, m.append_start, m.at_ms, substring($16::bytea FROM m.place + 1 FOR m.length)
+    FROM unnest($10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::int[]) AS m(stream_id, start, append_start, at_ms, place, length)
     WHERE m.stream_id IN (SELECT id FROM s)),
-  e AS (DELETE FROM producers p USING unnest($15::bigint[], $16::text[]) AS x(stream_id, producer_id)
+  e AS (DELETE FROM producers p USING unnest($17::bigint[], $18::text[]) AS x(stream_id, producer_id)
     WHERE p.stream_id = x.stream_id AND p.producer_id = x.producer_id AND x.stream_id IN (SELECT id FROM s)),
   p AS (INSERT INTO producers (stream_id, producer_id, epoch, last_seq, last_start, last_next, updated_at_ms)
-    SELECT x.* FROM unnest($17::bigint[], $18::text[], $19::bigint[], $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[])
+    SELECT x.* FROM unnest($19::bigint[], $20::text[], $21::bigint[], $22::bigint[], $23::bigint[], $24::bigint[], $25::bigint[])
       AS x(stream_id, producer_id, epoch, last_seq, last_start, last_next, updated_at_ms)
     WHERE x.stream_id IN (SELECT id FROM s)
     ON CONFLICT (stream_id, producer_id) DO UPDATE SET epoch = EXCLUDED.epoch, last_seq = EXCLUDED.last_seq,
       last_start = EXCLUDED.last_start, last_next = EXCLUDED.last_next, updated_at_ms = EXCLUDED.updated_at_ms),
-  n AS (SELECT pg_notify('${CHANNEL}', w) FROM unnest($24::text[]) AS w)
+  n AS (SELECT pg_notify('${CHANNEL}', w) FROM unnest($26::text[]) AS w)
   SELECT coalesce((SELECT array_agg(id::text) FROM s), '{}') AS applied, (SELECT count(*) FROM n)::int AS notified`;
 
 /**
  * The statement's parameters for `applies` (no stream twice), sending `wakeUps` (notify.ts) as
  * it commits. A wake-up for an append that did not apply costs its readers a read that finds
- * nothing new, and lets the payloads be built before the outcome is known.
+ * nothing new, and lets the payloads be built before the outcome is known. The messages travel
+ * as one bytea with each one's place in it: as an array of bytea, Bun's client quoted every
+ * byte of every message into a text literal.
  */
 export function applyValues(applies: readonly AppendApply[], wakeUps: readonly string[]): unknown[] {
-  const v: unknown[][] = Array.from({ length: 23 }, () => []);
+  const streams: unknown[][] = Array.from({ length: 9 }, () => []);
+  const messages: number[][] = Array.from({ length: 6 }, () => []);
+  const evicts: unknown[][] = [[], []];
+  const producers: unknown[][] = Array.from({ length: 7 }, () => []);
+  let bytes = 0;
   for (const a of applies) {
     const s = a.next;
-    v[0]!.push(s.id);
-    v[1]!.push(a.version);
-    v[2]!.push(s.tail);
-    v[3]!.push(s.messageCount);
-    v[4]!.push(s.closed);
-    v[5]!.push(s.closedBy === null ? null : JSON.stringify(s.closedBy));
-    v[6]!.push(s.lastSeq);
-    v[7]!.push(s.touchedAtMs);
-    v[8]!.push(s.lastWriteAtMs);
+    const row = [s.id, a.version, s.tail, s.messageCount, s.closed, s.closedBy === null ? null : JSON.stringify(s.closedBy), s.lastSeq, s.touchedAtMs, s.lastWriteAtMs];
+    row.forEach((value, i) => streams[i]!.push(value));
     a.starts.forEach((start, i) => {
-      v[9]!.push(s.id);
-      v[10]!.push(start);
-      v[11]!.push(a.appendStarts[i]);
-      v[12]!.push(a.atMs);
-      v[13]!.push(a.data[i]);
+      const length = a.data[i]!.length;
+      [s.id, start, a.appendStarts[i]!, a.atMs, bytes, length].forEach((value, j) => messages[j]!.push(value));
+      bytes += length;
     });
-    for (const id of a.evicts) {
-      v[14]!.push(s.id);
-      v[15]!.push(id);
-    }
+    for (const id of a.evicts) (evicts[0]!.push(s.id), evicts[1]!.push(id));
     for (const [id, p] of a.producers) {
-      v[16]!.push(s.id);
-      v[17]!.push(id);
-      v[18]!.push(p.epoch);
-      v[19]!.push(p.lastSeq);
-      v[20]!.push(p.lastStart);
-      v[21]!.push(p.lastNext);
-      v[22]!.push(p.updatedAtMs);
+      [s.id, id, p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs].forEach((value, i) => producers[i]!.push(value));
     }
   }
-  return [...v, wakeUps];
+  const data = new Uint8Array(bytes);
+  let at = 0;
+  for (const a of applies) for (const m of a.data) (data.set(m, at), (at += m.length));
+  return [...streams, ...messages, data, ...evicts, ...producers, wakeUps];
 }
 
 /** The ids of the streams the statement updated. */
