@@ -1,6 +1,8 @@
 // HAProxy (Debian's haproxy) in front of ursa instances, with the configuration users are told
-// to copy (docs/haproxy.cfg), so the documented setup is the tested one. Round-robin: each new
-// request goes to the next instance, so two consecutive requests of a test reach both.
+// to copy (docs/haproxy.cfg), so the documented setup is the tested one. The documented file
+// sends each stream's requests to one instance (a hash of the path); the races are tested under
+// the worst case instead, the same file with round-robin balancing, where two consecutive
+// requests of one stream reach different instances.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,27 +33,36 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+/** "documented": docs/haproxy.cfg as it is; "round-robin": each request to the next instance. */
+export type Balancing = "documented" | "round-robin";
+
 /**
  * docs/haproxy.cfg names two instances, URSA_A and URSA_B. More instances get one more `server`
  * line each (URSA_C, …), as the page tells users to add, in a copy of the file.
  */
-function configFor(instances: number): string {
-  if (instances === 2) return HAPROXY_CONFIG;
-  const lines = readFileSync(HAPROXY_CONFIG, "utf8").split("\n");
+function configFor(instances: number, balancing: Balancing): string {
+  if (instances === 2 && balancing === "documented") return HAPROXY_CONFIG;
+  let lines = readFileSync(HAPROXY_CONFIG, "utf8").split("\n");
   const last = lines.findIndex((l) => l.includes('server b "${URSA_B}"'));
   const extra = Array.from({ length: instances - 2 }, (_, i) => {
     const letter = String.fromCharCode(99 + i);
     return lines[last]!.replace("server b", `server ${letter}`).replace("URSA_B", `URSA_${letter.toUpperCase()}`);
   });
   lines.splice(last + 1, 0, ...extra);
+  if (balancing === "round-robin") {
+    const balance = lines.findIndex((l) => l.trim() === "balance uri");
+    if (balance < 0) throw new Error("docs/haproxy.cfg has no `balance uri` line to replace");
+    lines[balance] = "    balance roundrobin";
+    lines = lines.filter((l) => !l.trim().startsWith("hash-type"));
+  }
   const path = join(mkdtempSync(join(tmpdir(), "ursa-haproxy-")), "haproxy.cfg");
   writeFileSync(path, lines.join("\n"));
   return path;
 }
 
-export async function startBalancer(instances: string[]): Promise<Balancer> {
+export async function startBalancer(instances: string[], balancing: Balancing): Promise<Balancer> {
   if (!HAPROXY) throw new Error("haproxy is not installed: apt-get install haproxy (scripts/system-deps.sh, which npm test runs first, installs it)");
-  const config = configFor(instances.length);
+  const config = configFor(instances.length, balancing);
   // A port found free can be taken before HAProxy binds it: try a few.
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();

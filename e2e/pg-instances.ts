@@ -28,14 +28,14 @@ export interface Pair {
   stop(): Promise<void>;
 }
 
-/** Two instances on `database` and the balancer in front of them. */
+/** Two instances on `database` and the balancer in front of them, sending each request to the next instance. */
 export async function startPair(database: string, options: StartOptions = {}): Promise<Pair> {
   const a = await startPgUrsa(database, options);
   const b = await startPgUrsa(database, options).catch(async (e: unknown) => {
     await a.stop();
     throw e;
   });
-  const lb = await startBalancer([a.url, b.url]).catch(async (e: unknown) => {
+  const lb = await startBalancer([a.url, b.url], "round-robin").catch(async (e: unknown) => {
     await Promise.all([a.stop(), b.stop()]);
     throw e;
   });

@@ -1,7 +1,8 @@
 // Three ursa instances on one PostgreSQL database behind HAProxy (docs/haproxy.cfg with one
-// `server` line per instance, round-robin), every client request sent through the balancer: the
+// `server` line per instance), every client request sent through the balancer. Round-robin: the
 // races of Ursula v0.9.0, Conditional Writes (prefix-count, outbox takeover, incarnation) hold
-// when consecutive requests of one client reach different instances.
+// when consecutive requests of one client reach different instances. The documented file as it
+// is: each stream's requests reach one instance, and SSE events are not held.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startBalancer, type Balancer } from "./balancer.ts";
 import { bodyText } from "./body-text.ts";
@@ -12,16 +13,19 @@ import type { UrsaProcess } from "./server-process.ts";
 let cluster: PgCluster | undefined;
 const instances: UrsaProcess[] = [];
 let lb: Balancer | undefined;
+let documented: Balancer | undefined;
 let streams = 0;
 
 beforeAll(async () => {
   cluster = await startCluster();
   for (let i = 0; i < 3; i++) instances.push(await startPgUrsa(cluster.url));
-  lb = await startBalancer(instances.map((u) => u.url));
+  lb = await startBalancer(instances.map((u) => u.url), "round-robin");
+  documented = await startBalancer(instances.map((u) => u.url), "documented");
 }, CLUSTER_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   await lb?.stop();
+  await documented?.stop();
   for (const u of instances) {
     await u.stop();
     u.cleanup();
@@ -29,7 +33,7 @@ afterAll(async () => {
   await cluster?.stop();
 }, CLUSTER_HOOK_TIMEOUT_MS);
 
-const fresh = (name: string) => `${lb!.url}/three-instances/${name}-${++streams}-${Date.now().toString(36)}`;
+const fresh = (name: string, through = lb!) => `${through.url}/three-instances/${name}-${++streams}-${Date.now().toString(36)}`;
 
 /** Messages each instance has acknowledged (its metrics), in instance order. */
 async function appendedPerInstance(): Promise<number[]> {
@@ -63,7 +67,7 @@ test("[CW] incarnation through the balancer: appenders with the old token never 
 });
 
 test("an SSE reader through the balancer gets each event as it is written: HAProxy does not hold a streamed answer's chunks (docs/haproxy.cfg, option http-no-delay)", { timeout: 30_000 }, async () => {
-  const url = fresh("sse-through");
+  const url = fresh("sse-through", documented!);
   await createJson(url);
   const abort = new AbortController();
   const res = await fetch(`${url}?offset=-1&live=sse`, { signal: abort.signal });
@@ -90,4 +94,19 @@ test("an SSE reader through the balancer gets each event as it is written: HAPro
   abort.abort();
   delays.sort((a, b) => a - b);
   expect(delays[2]!, `delivery delays, ms: ${delays.map((d) => d.toFixed(1)).join(", ")}`).toBeLessThan(100);
+});
+
+test("the documented balancing sends all of a stream's requests to one instance, and different streams to different instances", { timeout: 60_000 }, async () => {
+  const owners = new Set<number>();
+  for (let s = 0; s < 12; s++) {
+    const url = fresh("affinity", documented!);
+    await createJson(url);
+    const before = await appendedPerInstance();
+    for (let i = 0; i < 6; i++) expect((await post(url, { i })).status).toBe(204);
+    const after = await appendedPerInstance();
+    const gained = after.map((n, i) => n - before[i]!);
+    expect(gained.filter((n) => n !== 0), `appends per instance: ${gained.join(", ")}`).toEqual([6]);
+    owners.add(gained.indexOf(6));
+  }
+  expect(owners.size).toBeGreaterThan(1);
 });

@@ -158,7 +158,7 @@ export const SERVER_KINDS = {
     durable: true,
     waitsOnDisk: true,
   },
-  // Two instances on one database behind HAProxy's round-robin (docs/haproxy.cfg).
+  // Two instances on one database behind HAProxy, as docs/haproxy.cfg balances them.
   "ursa-pg2": {
     label: "2 x ursa (PostgreSQL) + HAProxy",
     available: () => existsSync(ursaPath) && pgAvailable() && haproxyAvailable(),
