@@ -20,6 +20,7 @@ describe("SubscriptionListReads", () => {
     const seen: string[] = [];
     const reads = new SubscriptionListReads(s.read, () => undefined);
     reads.request((all) => seen.push(`1:${ids(all)}`));
+    await Promise.resolve();
     expect(s.pending.length).toBe(1);
     // A subscription saved now, and then two appends: they must not take the read begun before them.
     s.set(["a", "b"]);
@@ -33,6 +34,19 @@ describe("SubscriptionListReads", () => {
     s.pending.shift()!();
     await Bun.sleep(0);
     expect(seen).toEqual(["1:a", "2:a,b", "3:a,b"]);
+    expect(s.pending.length).toBe(0);
+  });
+
+  test("the changes of one commit, reported in one turn, share one read", async () => {
+    const s = store();
+    const seen: string[] = [];
+    const reads = new SubscriptionListReads(s.read, () => undefined);
+    for (let i = 0; i < 8; i++) reads.request((all) => seen.push(`${i}:${ids(all)}`));
+    await Promise.resolve();
+    expect(s.pending.length).toBe(1);
+    s.pending.shift()!();
+    await Bun.sleep(0);
+    expect(seen).toEqual(Array.from({ length: 8 }, (_, i) => `${i}:a`));
     expect(s.pending.length).toBe(0);
   });
 

@@ -1,9 +1,9 @@
 // Appends wake subscriptions, and every append needs the list of subscriptions to find the ones
 // that follow its stream. Reading the list once per append made every append pay a query (a round
-// trip on PostgreSQL) even with no subscription at all. Here the changes that arrive while a read
-// is in flight wait for the next read, and share it: one read per burst of changes, and each change
-// is still matched against a list read after it was reported, so a subscription saved before an
-// append committed is never missed.
+// trip on PostgreSQL) even with no subscription at all. Here the changes reported in one turn of
+// the event loop (a group commit's) and those that arrive while a read is in flight share the
+// next read: one read per burst of changes, and each change is still matched against a list read
+// after it was reported, so a subscription saved before an append committed is never missed.
 
 import type { StoredSubscription } from "../../storage/subscriptions";
 
@@ -21,11 +21,12 @@ export class SubscriptionListReads {
   /** Runs `use` on a list read after this call. */
   request(use: ListUse): void {
     this.queued.push(use);
-    if (!this.reading) void this.drain();
+    if (this.reading) return;
+    this.reading = true;
+    queueMicrotask(() => void this.drain());
   }
 
   private async drain(): Promise<void> {
-    this.reading = true;
     try {
       while (this.queued.length > 0) {
         const batch = this.queued;
