@@ -31,6 +31,11 @@ export interface StoredSubscription {
 export interface SubscriptionStore {
   /** Every subscription, of every scope. */
   all(): Promise<StoredSubscription[]>;
+  /**
+   * Every subscription, as of at least every stream change the store has told: the list a
+   * change's wakes are matched against. An engine may keep it between changes of its own.
+   */
+  forWakes(): Promise<readonly StoredSubscription[]>;
   get(scope: string, id: string): Promise<StoredSubscription | undefined>;
   /**
    * Writes a subscription's record whole if the stored one is still at `version - 1` (absent for

@@ -14,7 +14,7 @@ export class SubscriptionListReads {
   private reading = false;
 
   constructor(
-    private readonly read: () => Promise<StoredSubscription[]>,
+    private readonly read: () => Promise<readonly StoredSubscription[]>,
     private readonly failed: (error: unknown) => void,
   ) {}
 
@@ -31,7 +31,7 @@ export class SubscriptionListReads {
       while (this.queued.length > 0) {
         const batch = this.queued;
         this.queued = [];
-        let all: StoredSubscription[];
+        let all: readonly StoredSubscription[];
         try {
           all = await this.read();
         } catch (error) {

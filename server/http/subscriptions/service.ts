@@ -77,7 +77,7 @@ export class SubscriptionService {
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     this.testReceiver = new TestReceiver(signing.jwk, this.now);
     this.lists = new SubscriptionListReads(
-      () => subs.all(),
+      () => subs.forWakes(),
       (error) => options.log.warn("subscriptions could not be read after a change of a stream", { error: String(error) }),
     );
   }

@@ -10,7 +10,8 @@ import { NO_DELIVERY, type StoredSubscription, type SubscriptionStore } from "..
 import type { EngineFactory } from "./engine";
 import { contract, T0 } from "./helpers";
 
-function record(scope: string, id: string): StoredSubscription {
+/** A pull-wake subscription's record at version 1, one wake open. */
+export function subscriptionRecord(scope: string, id: string): StoredSubscription {
   const parsed = parseSubscriptionConfig({ type: "pull-wake", pattern: "events/*", streams: ["manual/a"], wake_stream: "wake/pool", lease_ttl_ms: 1000 });
   if (!parsed.ok) throw new Error(parsed.message);
   const state = onAppend(newSubscription(id, parsed.value, [], () => 0), "events/x", () => 12, "wake-1", T0).state;
@@ -26,8 +27,8 @@ export function subscriptions(factory: EngineFactory): void {
     t("a record is read back whole, per scope and id; saving the next version replaces it; removing says whether it existed", async ({ engine }) => {
       const subs = subscriptionsOf(engine.store);
       expect(await subs.all()).toEqual([]);
-      const a = record("v1", "s1");
-      const b = record("bkt1", "s1");
+      const a = subscriptionRecord("v1", "s1");
+      const b = subscriptionRecord("bkt1", "s1");
       expect(await subs.save(a)).toBe(true);
       expect(await subs.save(b)).toBe(true);
       expect(await subs.all()).toEqual([b, a]);
@@ -41,9 +42,22 @@ export function subscriptions(factory: EngineFactory): void {
       expect(await subs.all()).toEqual([b]);
     });
 
+    t("the list wakes are matched against shows every save and remove made before it is asked for", async ({ engine }) => {
+      const subs = subscriptionsOf(engine.store);
+      expect(await subs.forWakes()).toEqual([]);
+      const a = subscriptionRecord("v1", "s1");
+      expect(await subs.save(a)).toBe(true);
+      expect(await subs.forWakes()).toEqual([a]);
+      const changed = { ...a, version: 2, state: { ...a.state, generation: 3 } };
+      expect(await subs.save(changed)).toBe(true);
+      expect(await subs.forWakes()).toEqual([changed]);
+      expect(await subs.remove("v1", "s1")).toBe(true);
+      expect(await subs.forWakes()).toEqual([]);
+    });
+
     t("a save that did not read the stored version changes nothing: of two servers changing one subscription, one wins", async ({ engine }) => {
       const subs = subscriptionsOf(engine.store);
-      const a = record("v1", "s1");
+      const a = subscriptionRecord("v1", "s1");
       expect(await subs.save(a)).toBe(true);
       expect(await subs.save(a)).toBe(false);
       const mine = { ...a, version: 2, state: { ...a.state, generation: 2 } };
@@ -53,7 +67,7 @@ export function subscriptions(factory: EngineFactory): void {
       expect(won.filter(Boolean)).toEqual([true]);
       expect(await subs.get("v1", "s1")).toEqual(won[0] ? mine : theirs);
       expect(await subs.save({ ...a, version: 5 })).toBe(false);
-      expect(await subs.save(record("v1", "new"))).toBe(true);
+      expect(await subs.save(subscriptionRecord("v1", "new"))).toBe(true);
     });
 
     t("a secret is made once, then kept", async ({ engine }) => {
@@ -67,12 +81,12 @@ export function subscriptions(factory: EngineFactory): void {
 
     t("records and secrets survive a reopen and a kill -9", async ({ engine }) => {
       const subs = subscriptionsOf(engine.store);
-      const a = record("v1", "s1");
+      const a = subscriptionRecord("v1", "s1");
       await subs.save(a);
       await subs.secret("k", () => "kept");
       const reopened = subscriptionsOf(await engine.reopen());
       expect(await reopened.all()).toEqual([a]);
-      const b = record("v1", "s2");
+      const b = subscriptionRecord("v1", "s2");
       expect(await reopened.save(b)).toBe(true);
       const crashed = subscriptionsOf(await engine.crash());
       expect(await crashed.all()).toEqual([a, b]);

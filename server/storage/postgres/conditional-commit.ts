@@ -18,9 +18,9 @@ import { isConnectionLoss } from "./connection";
 import { isRetryable, type WriteEffects } from "./group-commit";
 
 export interface ConditionalHooks {
-  /** The NOTIFY payloads that wake other instances' readers of these streams. */
-  wakeUps(streams: { id: number; key: string }[]): string[];
-  committed(fx: WriteEffects[]): void;
+  /** The NOTIFY payloads that wake other instances' readers of these streams, and their mark (notify.ts). */
+  wakeUps(streams: { id: number; key: string }[]): { mark: number | null; payloads: string[] };
+  committed(fx: WriteEffects[], mark: number | null): void;
   failed(error: unknown): void;
 }
 
@@ -51,14 +51,14 @@ export class ConditionalCommit extends BatchQueue<Job> {
     // instances' groups do not deadlock on each other's rows.
     jobs.sort((a, b) => a.apply.next.id - b.apply.next.id);
     const statements = rounds(jobs);
-    const wakeUps = this.hooks.wakeUps(statements[0]!.map((job) => ({ id: job.apply.next.id, key: job.apply.key })));
+    const { mark, payloads } = this.hooks.wakeUps(statements[0]!.map((job) => ({ id: job.apply.next.id, key: job.apply.key })));
     const began = performance.now();
     let applied: Set<number>[];
     try {
       applied =
         statements.length === 1
-          ? [await this.run(this.sql, statements[0]!, wakeUps)]
-          : await this.sql.begin((tx) => Promise.all(statements.map((round, i) => this.run(tx, round, i === 0 ? wakeUps : []))));
+          ? [await this.run(this.sql, statements[0]!, payloads)]
+          : await this.sql.begin((tx) => Promise.all(statements.map((round, i) => this.run(tx, round, i === 0 ? payloads : []))));
     } catch (error) {
       if (isRetryable(error)) {
         // Nothing committed: each write reads and decides again.
@@ -74,7 +74,10 @@ export class ConditionalCommit extends BatchQueue<Job> {
     }
     this.committedBatch(jobs.length, began);
     const outcomes = statements.flatMap((round, i) => round.map((job) => [job, applied[i]!.has(job.apply.next.id)] as const));
-    this.hooks.committed(outcomes.filter(([, ok]) => ok).map(([job]) => job.fx));
+    this.hooks.committed(
+      outcomes.filter(([, ok]) => ok).map(([job]) => job.fx),
+      mark,
+    );
     for (const [job, ok] of outcomes) job.resolve(ok);
   }
 

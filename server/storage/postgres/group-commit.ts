@@ -52,9 +52,12 @@ interface Job {
 const MAX_ATTEMPTS = 5;
 
 export interface GroupCommitHooks {
-  /** Inside the transaction, after every write: sends the wake-ups (NOTIFY is delivered on commit). */
-  beforeCommit(sql: TxSql, fx: WriteEffects[]): Promise<void>;
-  committed(fx: WriteEffects[]): void;
+  /**
+   * Inside the transaction, after every write: sends the wake-ups (NOTIFY is delivered on
+   * commit), and returns their mark (notify.ts) for `committed`.
+   */
+  beforeCommit(sql: TxSql, fx: WriteEffects[]): Promise<number | null>;
+  committed(fx: WriteEffects[], mark: number | null): void;
   failed(error: unknown): void;
 }
 
@@ -81,6 +84,7 @@ export class PgGroupCommit extends BatchQueue<Job> {
   protected async runBatch(jobs: Job[]): Promise<void> {
     const began = performance.now();
     const outcomes: ({ ok: true; value: unknown; fx: WriteEffects } | { ok: false; error: unknown })[] = [];
+    let mark: number | null = null;
     try {
       await this.sql.begin(async (tx) => {
         await lockInOrder(tx, jobs);
@@ -99,7 +103,7 @@ export class PgGroupCommit extends BatchQueue<Job> {
             }
           }
         }
-        await this.hooks.beforeCommit(tx, outcomes.flatMap((o) => (o.ok ? [o.fx] : [])));
+        mark = await this.hooks.beforeCommit(tx, outcomes.flatMap((o) => (o.ok ? [o.fx] : [])));
       });
     } catch (error) {
       if (isRetryable(error)) {
@@ -117,7 +121,7 @@ export class PgGroupCommit extends BatchQueue<Job> {
     // BEGIN to COMMIT, the commit's WAL flush included (PostgreSQL syncs before COMMIT returns).
     this.committedBatch(jobs.length, began);
     const fx = outcomes.flatMap((o) => (o.ok ? [o.fx] : []));
-    this.hooks.committed(fx);
+    this.hooks.committed(fx, mark);
     jobs.forEach((job, i) => {
       const o = outcomes[i]!;
       if (o.ok) job.resolve(o.value);

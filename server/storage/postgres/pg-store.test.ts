@@ -8,6 +8,7 @@ import type { AppendRequest } from "../../protocol/append";
 import { LiveHub } from "../../live/hub";
 import { createRequest } from "../../protocol/testing-state";
 import { publish } from "../contract/helpers";
+import { subscriptionRecord } from "../contract/subscriptions";
 import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
 import type { ToldChange } from "../store";
 import { PgGroupCommit, type TxSql } from "./group-commit";
@@ -104,6 +105,30 @@ describe("what an append costs the database", () => {
     await sql.close();
     expect(Number(row!.upd)).toBeGreaterThanOrEqual(16 * 20);
     expect(row!.hot).toBe(row!.upd);
+  }, 60_000);
+});
+
+describe("the subscription list on two instances", () => {
+  test("is kept between changes (twenty appends, one read), and a subscription saved on the other instance before an append commits is in the list that append's wakes see", async () => {
+    const [a, b] = await pair();
+    await a.create("subs/s", create("subs/s"));
+    let reads = 0;
+    const all = a.subscriptions.all.bind(a.subscriptions);
+    a.subscriptions.all = async () => (reads++, all());
+    expect(await a.subscriptions.forWakes()).toEqual([]);
+    for (let i = 0; i < 20; i++) {
+      await a.append("subs/s", append(`m${i}`));
+      expect(await a.subscriptions.forWakes()).toEqual([]);
+    }
+    expect(reads).toBe(1);
+    for (let round = 0; round < 10; round++) {
+      const saved = subscriptionRecord("subs", `s${round}`);
+      expect(await b.subscriptions.save(saved)).toBe(true);
+      // No wait for the notification: the append's own wake-up, heard back, orders it.
+      await a.append("subs/s", append(`after ${round}`));
+      expect((await a.subscriptions.forWakes()).map((r) => r.state.id)).toContain(`s${round}`);
+    }
+    expect(reads).toBeLessThanOrEqual(11);
   }, 60_000);
 });
 
@@ -205,7 +230,7 @@ describe("group commit", () => {
     await setup`CREATE TABLE deadlock (id int PRIMARY KEY, v int NOT NULL)`;
     await setup`INSERT INTO deadlock VALUES (1, 0), (2, 0)`;
     const pools = [new SQL({ url, max: 2 }), new SQL({ url, max: 2 })];
-    const hooks = { beforeCommit: async () => undefined, committed: () => undefined, failed: () => undefined };
+    const hooks = { beforeCommit: async () => null, committed: () => undefined, failed: () => undefined };
     const [a, b] = pools.map((sql) => new PgGroupCommit(sql, hooks));
     // Each write locks one row, waits until the other holds its first row too, then locks the
     // other's: opposite orders, a certain deadlock on the first attempt, which PostgreSQL breaks

@@ -94,7 +94,6 @@ export class PgStore extends StreamStore implements Store {
     this.sizes = new DatabaseSizes(this.sql);
     this.blobs = new SnapshotBlobs(this.sql, (work) => this.track(work), options.snapshotLeaseMs);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
-    this.subscriptions = new PgSubscriptions(this.sql);
     this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
     this.notifier = new Notifier(
       this.sql,
@@ -102,21 +101,24 @@ export class PgStore extends StreamStore implements Store {
       () => {
         // Notifications may have been lost: no row kept here can be trusted to be the newest.
         this.decided.clear();
+        this.subscriptions.changed();
         for (const l of this.missedListeners) l();
       },
+      () => this.subscriptions.changed(),
     );
+    this.subscriptions = new PgSubscriptions(this.sql, this.notifier);
     this.writes = new PgGroupCommit(this.sql, {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
-      committed: (fx) => {
+      committed: (fx, mark) => {
         // A locked write moved these rows past any kept for a conditional append.
         for (const f of fx) for (const change of f.changes) this.decided.forget(change.kind === "gone" ? change.key : streamKey(change.state.bucket, change.state.name));
-        this.committed(fx);
+        this.committed(fx, mark);
       },
       failed: (error) => this.connection.failed(error),
     }, options.commitObserver);
     this.conditional = new ConditionalCommit(this.sql, {
       wakeUps: (streams) => this.notifier.wakeUps(streams),
-      committed: (fx) => this.committed(fx),
+      committed: (fx, mark) => this.committed(fx, mark),
       failed: (error) => this.connection.failed(error),
     }, options.commitObserver);
     this.conditionalContext = {
@@ -156,8 +158,10 @@ export class PgStore extends StreamStore implements Store {
     this.notifier.start().catch((error: unknown) => this.connection.failed(error));
   }
 
-  private committed(fx: WriteEffects[]): void {
+  private committed(fx: WriteEffects[], mark: number | null): void {
     this.connection.succeeded();
+    // Before the changes are told: a wake matched against the subscriptions waits for this mark.
+    this.notifier.committed(mark);
     const changes: StreamChange[] = [];
     for (const f of fx) {
       this.appendedBytes += f.appendedBytes;

@@ -27,6 +27,11 @@ export class SqliteSubscriptions implements SubscriptionStore {
     return [...this.list];
   }
 
+  /** The kept list: only this process writes the table, so it is as new as every told change. */
+  forWakes(): Promise<StoredSubscription[]> {
+    return this.all();
+  }
+
   async get(scope: string, id: string): Promise<StoredSubscription | undefined> {
     const row = this.db.query<{ record: string }, [string, string]>("SELECT record FROM subscriptions WHERE scope = ? AND id = ?").get(scope, id);
     return row ? (JSON.parse(row.record) as StoredSubscription) : undefined;
