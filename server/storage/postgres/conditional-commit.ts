@@ -39,7 +39,7 @@ export class ConditionalCommit extends BatchQueue<Job> {
     private readonly hooks: ConditionalHooks,
     observer?: CommitObserver,
   ) {
-    super(observer, Number(process.env.URSA_EXP_INFLIGHT ?? 1));
+    super(observer);
   }
 
   submit(apply: AppendApply, fx: WriteEffects): Promise<boolean> {

@@ -3,9 +3,10 @@
 // wake-up, never data: the sending instance, then each stream's row id and path key, as many
 // streams to a payload as fit PostgreSQL's 8,000 bytes: one per commit, not one per stream, since
 // every listening connection, this instance's own included, reads and forwards each payload
-// (design: docs/design/pg-group-apply.md). This instance LISTENs on
-// one dedicated connection (Bun's client keeps it and re-LISTENs after a reconnect), ignores its
-// own notifications (its commits are told directly), and tells the others as "touched".
+// (design: docs/design/pg-group-apply.md). This instance LISTENs on one dedicated connection
+// (Bun's client keeps it and re-LISTENs after a reconnect) and tells the others' as "touched".
+// Its own are not told (its commits are told directly); each carries a mark, and hearing it back
+// says the LISTEN has received everything that committed before it (caughtUp).
 //
 // A notification sent while the listening connection was down is lost, however long it was down.
 // When the LISTEN is back, every live reader of this instance re-reads its stream (the store's
