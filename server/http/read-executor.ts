@@ -40,6 +40,8 @@ export interface LongPollWait {
   reads: SharedReader;
   /** The state the read was planned on, whose tail the reader waits past. */
   state: StreamState;
+  /** The hub's mark (hub.mark), taken before that state was read. */
+  since: number;
   start: number;
   incarnation: string | null;
   deadline: number;
@@ -57,13 +59,18 @@ export type LongPollEnd = ProtocolError | StreamState;
  */
 export async function waitPastTail(w: LongPollWait): Promise<LongPollEnd> {
   const place = { bucket: w.state.bucket, offset: w.start, startedAtMs: Date.now() };
-  for (;;) {
-    const remaining = w.deadline - Date.now();
-    const wake = remaining > 0 ? await w.hub.wait(w.state.id, remaining, w.signal, w.client, place) : "timeout";
-    const now = await w.reads.state();
-    const plan = decideWake(w.state.id, now, w.start, w.incarnation);
-    if (typeof plan !== "string") return plan;
-    if (plan === "serve" || now!.closed || wake !== "changed") return now!;
+  const subscription = w.hub.poll(w.state.id, w.since, w.signal, w.client, place);
+  try {
+    for (;;) {
+      const remaining = w.deadline - Date.now();
+      const wake = remaining > 0 ? await subscription.next(remaining) : "timeout";
+      const now = await w.reads.state();
+      const plan = decideWake(w.state.id, now, w.start, w.incarnation);
+      if (typeof plan !== "string") return plan;
+      if (plan === "serve" || now!.closed || wake !== "changed") return now!;
+    }
+  } finally {
+    subscription.close();
   }
 }
 

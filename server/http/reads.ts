@@ -31,10 +31,12 @@ export async function readStream(deps: AppDeps, req: Request, path: StreamPath, 
   const incarnation = parseIncarnationHeader(req.headers);
   if (!incarnation.ok) return renderError(incarnation.error);
   const q = query.value;
+  // Before the state is read: a long-poll at its tail then misses no commit that read did not see.
+  const since = deps.hub.mark();
   const plan = await planRead(deps.store, path.key, q, incarnation.value);
   if (plan.kind === "error") return renderError(plan);
   if (q.live === "sse") return sse(deps, req, path, plan, q, credentialLeftMs);
-  if (q.live === "long-poll") return longPoll(deps, req, path, plan, q, incarnation.value, credentialLeftMs);
+  if (q.live === "long-poll") return longPoll(deps, req, path, plan, q, incarnation.value, credentialLeftMs, since);
   return await catchUp(req, deps, plan.state, plan, q, q.offset.kind === "now");
 }
 
@@ -67,7 +69,7 @@ async function catchUp(req: Request, deps: AppDeps, state: StreamState, plan: Se
   return new Response(body, { status: 200, headers: h });
 }
 
-async function longPoll(deps: AppDeps, req: Request, path: StreamPath, plan: ServePlan, q: ReadQuery, incarnation: string | null, credentialLeftMs: number | null): Promise<Response> {
+async function longPoll(deps: AppDeps, req: Request, path: StreamPath, plan: ServePlan, q: ReadQuery, incarnation: string | null, credentialLeftMs: number | null, since: number): Promise<Response> {
   const { start } = plan;
   let state = plan.state;
   let rows: RangeReader = deps.store;
@@ -78,7 +80,7 @@ async function longPoll(deps: AppDeps, req: Request, path: StreamPath, plan: Ser
     deps.closeIdleAfter(req, 0);
     const deadline = Date.now() + within(q.timeoutMs ?? deps.limits.longPollTimeoutMs, credentialLeftMs);
     const reads = deps.hub.reads(path.key, state.id);
-    const woke = await waitPastTail({ hub: deps.hub, reads, state, start, incarnation, deadline, signal: req.signal, client });
+    const woke = await waitPastTail({ hub: deps.hub, reads, state, since, start, incarnation, deadline, signal: req.signal, client });
     if (isProtocolError(woke)) return renderError(woke);
     state = woke;
     rows = reads;

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { streamState } from "../protocol/testing-state";
 import type { Store, StreamChange } from "../storage/store";
-import { LiveHub } from "./hub";
+import { LiveHub, type ReaderPlace, type Wake } from "./hub";
 
 function hubWithStore() {
   let notify: (changes: StreamChange[]) => void = () => undefined;
@@ -15,6 +15,20 @@ const appended = (tail: number, start = 0): StreamChange => ({
   start,
   messages: [new Uint8Array(tail - start).fill(7)],
 });
+
+/** An append of stream `id`. */
+const appendedTo = (id: number): StreamChange => ({
+  kind: "appended",
+  state: streamState({ id, contentType: "application/octet-stream", tail: 4 }),
+  start: 0,
+  messages: [new Uint8Array(4)],
+});
+
+/** One long-poll wait from now on, as a request that read nothing yet would make (hub.poll). */
+function waitOnce(hub: LiveHub, id: number, timeoutMs: number, signal?: AbortSignal, client = "", place?: ReaderPlace): Promise<Wake> {
+  const subscription = hub.poll(id, hub.mark(), signal, client, place);
+  return subscription.next(timeoutMs).finally(() => subscription.close());
+}
 
 test("a woken subscriber gets the newest append from the commit itself", async () => {
   const { hub, commit } = hubWithStore();
@@ -68,7 +82,7 @@ test("deletion and shutdown are not lost behind a change, and keep waking", asyn
   hub.shutdown();
   expect(await other.next(5_000)).toBe("shutdown");
   other.close();
-  expect(await hub.wait(3, 5_000)).toBe("shutdown");
+  expect(await waitOnce(hub, 3, 5_000)).toBe("shutdown");
 });
 
 test("the timeout counts from each wait, though the timer is not re-armed per event", async () => {
@@ -93,7 +107,7 @@ test("a subscriber that closes stops counting, and a one-shot wait leaves nothin
   const { hub, commit } = hubWithStore();
   const subscription = hub.subscribe(3);
   expect(hub.active).toBe(1);
-  const waited = hub.wait(3, 5_000);
+  const waited = waitOnce(hub, 3, 5_000);
   expect(hub.active).toBe(2);
   commit([appended(4)]);
   expect(await waited).toBe("changed");
@@ -103,7 +117,7 @@ test("a subscriber that closes stops counting, and a one-shot wait leaves nothin
   expect(hub.active).toBe(0);
   const aborted = new AbortController();
   aborted.abort();
-  expect(await hub.wait(3, 5_000, aborted.signal)).toBe("aborted");
+  expect(await waitOnce(hub, 3, 5_000, aborted.signal)).toBe("aborted");
   expect(hub.active).toBe(0);
 });
 
@@ -122,7 +136,7 @@ test("live readers are capped server-wide and per client address, and counted by
   const hub = new LiveHub(store, { maxReaders: 3, maxPerClient: 2 });
   const a1 = hub.subscribe(3, undefined, "10.0.0.1");
   expect(hub.refusal("10.0.0.1")).toBeNull();
-  const polled = hub.wait(3, 5_000, undefined, "10.0.0.1");
+  const polled = waitOnce(hub, 3, 5_000, undefined, "10.0.0.1");
   expect([hub.activeOf("sse"), hub.activeOf("long-poll")]).toEqual([1, 1]);
   expect(hub.refusal("10.0.0.1")).toBe("client");
   expect(hub.refusal("10.0.0.2")).toBeNull();
@@ -142,7 +156,7 @@ test("live readers are capped server-wide and per client address, and counted by
 test("each reader's place: kind, client, bucket, the offset it was sent up to, and when it began; counts per stream and bucket", async () => {
   const { hub, commit } = hubWithStore();
   const sse = hub.subscribe(3, undefined, "10.0.0.1", { bucket: "b1", offset: 0, startedAtMs: 1_000 });
-  const poll = hub.wait(3, 5_000, undefined, "10.0.0.2", { bucket: "b1", offset: 4, startedAtMs: 2_000 });
+  const poll = waitOnce(hub, 3, 5_000, undefined, "10.0.0.2", { bucket: "b1", offset: 4, startedAtMs: 2_000 });
   const other = hub.subscribe(9, undefined, "10.0.0.3", { bucket: "b2", offset: 7, startedAtMs: 3_000 });
   expect([hub.readersOf(3), hub.readersOf(9), hub.readersOf(4)]).toEqual([2, 1, 0]);
   expect([hub.readersIn("b1"), hub.readersIn("b2"), hub.readersIn("b3")]).toEqual([2, 1, 0]);
@@ -161,4 +175,35 @@ test("each reader's place: kind, client, bucket, the offset it was sent up to, a
   expect(hub.bucketsWithReaders()).toEqual([["b2", 1]]);
   other.close();
   expect([hub.active, hub.bucketsWithReaders()]).toEqual([0, []]);
+});
+
+test("a long-poll misses no change made while its state was read: after its mark and before its poll wakes the first wait at once, during a wait's read the next one; before the mark, nothing", async () => {
+  const { hub, commit } = hubWithStore();
+  commit([appended(4)]);
+  const since = hub.mark();
+  // Its state is read here; meanwhile stream 3 changes, and another stream.
+  commit([appended(4)]);
+  commit([appendedTo(5)]);
+  const late = hub.poll(3, since);
+  expect(await late.next(5_000)).toBe("changed");
+  // It reads the state again; a change now is kept for its next wait.
+  commit([appended(4)]);
+  expect(await late.next(5_000)).toBe("changed");
+  late.close();
+  const unchanged = hub.poll(3, hub.mark());
+  expect(await unchanged.next(30)).toBe("timeout");
+  unchanged.close();
+  // Stream 5's change is not stream 3's.
+  const other = hub.poll(9, since);
+  expect(await other.next(30)).toBe("timeout");
+  other.close();
+});
+
+test("a long-poll whose mark is older than the changes the hub remembers (4,096 streams) wakes at once rather than miss one", async () => {
+  const { hub, commit } = hubWithStore();
+  const since = hub.mark();
+  for (let id = 100; id < 100 + 4097; id++) commit([appendedTo(id)]);
+  const poll = hub.poll(3, since);
+  expect(await poll.next(5_000)).toBe("changed");
+  poll.close();
 });

@@ -30,6 +30,8 @@ export interface LiveReader extends ReaderPlace {
 }
 
 const NOWHERE: ReaderPlace = { bucket: "", offset: 0, startedAtMs: 0 };
+/** Streams whose latest change the hub remembers by its place in the sequence (see `mark`). */
+const RECENT_CHANGES = 4096;
 
 /** Why a live read may not start: the server holds as many as it may, or this client does. */
 export type LiveRefusal = "server" | "client";
@@ -150,6 +152,12 @@ export class LiveHub {
   private readonly byBucket = new Map<string, number>();
   private shuttingDown = false;
   private readonly shared: SharedReads;
+  /** Changes dispatched so far: a mark is a place in this sequence. */
+  private changeCount = 0;
+  /** Each stream's latest change, by its place in the sequence, for the last RECENT_CHANGES streams. */
+  private readonly recent = new Map<number, number>();
+  /** The latest place forgotten (dropped from `recent`, or a wake-all): after a mark before it, anything may have changed. */
+  private forgotten = 0;
 
   constructor(
     store: Store,
@@ -223,14 +231,26 @@ export class LiveHub {
     return listener;
   }
 
-  /** One long-poll wait: resolves on the next commit that touches stream `id`, its deletion, the timeout, abort or shutdown. */
-  async wait(id: number, timeoutMs: number, signal?: AbortSignal, client = "", place = NOWHERE): Promise<Wake> {
-    const subscription = this.listen(id, signal, "long-poll", client, place);
-    try {
-      return await subscription.next(timeoutMs);
-    } finally {
-      subscription.close();
-    }
+  /** A place in the hub's sequence of changes, taken before a reader reads a stream's state (see `poll`). */
+  mark(): number {
+    return this.changeCount;
+  }
+
+  /**
+   * A long-poll's interest in stream `id`, held across its reads of the state: a change that comes
+   * while the reader reads is kept for its next wait. A change after `since` (a mark taken before
+   * the reader's first read) but before this call wakes its first wait at once: registering only
+   * after that read lost such a change, and the reader waited out its timeout with data to send.
+   */
+  poll(id: number, since: number, signal?: AbortSignal, client = "", place = NOWHERE): Subscription {
+    const listener = this.listen(id, signal, "long-poll", client, place);
+    if (this.changedSince(id, since)) listener.notify("changed");
+    return listener;
+  }
+
+  private changedSince(id: number, since: number): boolean {
+    const at = this.recent.get(id);
+    return at !== undefined ? at > since : this.forgotten > since;
   }
 
   /** Wakes every listener for good; live readers then send their final event. */
@@ -274,6 +294,7 @@ export class LiveHub {
 
   /** Wake-ups may have been lost: every reader re-reads, and one whose stream did not change waits on. */
   private wakeAll(): void {
+    this.forgotten = ++this.changeCount;
     this.latest.clear();
     this.shared.clear();
     for (const set of this.listeners.values()) for (const listener of set) listener.notify("changed");
@@ -282,6 +303,7 @@ export class LiveHub {
   private dispatch(changes: ToldChange[]): void {
     for (const change of changes) {
       const { id } = changedStream(change);
+      this.remember(id);
       this.shared.changed(id);
       const set = this.listeners.get(id);
       if (!set) {
@@ -293,5 +315,14 @@ export class LiveHub {
       const wake = change.kind === "gone" ? "gone" : "changed";
       for (const listener of set) listener.notify(wake);
     }
+  }
+
+  private remember(id: number): void {
+    this.recent.delete(id);
+    this.recent.set(id, ++this.changeCount);
+    if (this.recent.size <= RECENT_CHANGES) return;
+    const [oldest, at] = this.recent.entries().next().value!;
+    this.recent.delete(oldest);
+    this.forgotten = at;
   }
 }

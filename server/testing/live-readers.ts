@@ -81,7 +81,8 @@ export async function longPoll(hub: LiveHub, store: Store, key: string, state: S
   const reads = hub.reads(key, state.id);
   const signal = new AbortController().signal;
   const start = state.tail;
-  const woke = await waitPastTail({ hub, reads, state, start, incarnation: null, deadline: Date.now() + 30_000, signal, client });
+  // Callers park their readers on a state read before they append: a mark taken now misses nothing.
+  const woke = await waitPastTail({ hub, reads, state, since: hub.mark(), start, incarnation: null, deadline: Date.now() + 30_000, signal, client });
   if (isProtocolError(woke)) throw new Error(woke.message);
   const bytes = catchUpBytes(store, woke, start, { kind: "serve", state, start, limit: 1 << 20, arrayMode: false }, signal, reads);
   const slice = bytes instanceof Promise ? await bytes : bytes;

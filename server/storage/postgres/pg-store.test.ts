@@ -352,7 +352,8 @@ describe("wake-ups sent while an instance's LISTEN was down", () => {
       const created = await a.create("lost/s", create("lost/s"));
       if (created.kind !== "created") throw new Error(created.kind);
       const hub = new LiveHub(b, { maxReaders: 10, maxPerClient: 10 });
-      const woken = hub.wait(created.state.id, 30_000);
+      const poll = hub.poll(created.state.id, hub.mark());
+      const woken = poll.next(30_000).finally(() => poll.close());
       const admin = new SQL(cluster.url);
       try {
         await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
