@@ -1,8 +1,8 @@
 // HAProxy (Debian's haproxy) in front of ursa instances, with the configuration users are told
 // to copy (docs/haproxy.cfg), so the documented setup is the tested one. The documented file
-// sends each stream's requests to one instance (a hash of the path); the races are tested under
-// the worst case instead, the same file with round-robin balancing, where two consecutive
-// requests of one stream reach different instances.
+// sends each stream's writes to one instance (a hash of the path) and spreads reads; the races
+// are tested under the worst case instead, the same file with writes round-robin too, where two
+// consecutive writes of one stream reach different instances.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,12 +43,15 @@ export type Balancing = "documented" | "round-robin";
 function configFor(instances: number, balancing: Balancing): string {
   if (instances === 2 && balancing === "documented") return HAPROXY_CONFIG;
   let lines = readFileSync(HAPROXY_CONFIG, "utf8").split("\n");
-  const last = lines.findIndex((l) => l.includes('server b "${URSA_B}"'));
-  const extra = Array.from({ length: instances - 2 }, (_, i) => {
-    const letter = String.fromCharCode(99 + i);
-    return lines[last]!.replace("server b", `server ${letter}`).replace("URSA_B", `URSA_${letter.toUpperCase()}`);
+  // Each backend lists the instances: after each `server b` line, one more per instance.
+  lines = lines.flatMap((line) => {
+    if (!line.trim().startsWith("server b ")) return [line];
+    const extra = Array.from({ length: instances - 2 }, (_, i) => {
+      const letter = String.fromCharCode(99 + i);
+      return line.replace("server b", `server ${letter}`).replace("URSA_B", `URSA_${letter.toUpperCase()}`).replace("reads/b", `reads/${letter}`);
+    });
+    return [line, ...extra];
   });
-  lines.splice(last + 1, 0, ...extra);
   if (balancing === "round-robin") {
     const balance = lines.findIndex((l) => l.trim() === "balance uri");
     if (balance < 0) throw new Error("docs/haproxy.cfg has no `balance uri` line to replace");

@@ -2,7 +2,7 @@
 // `server` line per instance), every client request sent through the balancer. Round-robin: the
 // races of Ursula v0.9.0, Conditional Writes (prefix-count, outbox takeover, incarnation) hold
 // when consecutive requests of one client reach different instances. The documented file as it
-// is: each stream's requests reach one instance, and SSE events are not held.
+// is: each stream's writes reach one instance, and SSE events are not held.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startBalancer, type Balancer } from "./balancer.ts";
 import { bodyText } from "./body-text.ts";
@@ -96,7 +96,7 @@ test("an SSE reader through the balancer gets each event as it is written: HAPro
   expect(delays[2]!, `delivery delays, ms: ${delays.map((d) => d.toFixed(1)).join(", ")}`).toBeLessThan(100);
 });
 
-test("the documented balancing sends all of a stream's requests to one instance, and different streams to different instances", { timeout: 60_000 }, async () => {
+test("the documented balancing sends all of a stream's writes to one instance, and different streams' to different instances", { timeout: 60_000 }, async () => {
   const owners = new Set<number>();
   for (let s = 0; s < 12; s++) {
     const url = fresh("affinity", documented!);
