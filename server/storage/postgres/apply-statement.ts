@@ -5,8 +5,8 @@
 // cost what rows cost. Alone, the statement is its own transaction: no BEGIN, no COMMIT.
 //
 // Every other part reads `s`, the updated rows, so an append whose version moved writes nothing.
-// Each stream may appear once (an UPDATE changes a row at most once per statement); the commit
-// queue (conditional-commit.ts) sends a stream's later appends in a statement of their own.
+// Each stream may appear once (an UPDATE changes a row at most once per statement): a group never
+// holds a stream twice, as PgStore.transact lets one conditional write per stream be in flight.
 
 import type { ProducerState } from "../../protocol/producer";
 import type { StreamState } from "../../protocol/state";

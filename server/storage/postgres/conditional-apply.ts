@@ -77,27 +77,29 @@ export async function attempt<T>(c: ConditionalContext, plan: WritePlan<T, Snaps
 
   const fx = new WriteEffects();
   let next = effect.state;
-  const apply: AppendApply = { key: read.key, version: base.version, next, atMs: now, starts: [], appendStarts: [], data: [], evicts: [], producers: [] };
+  const starts: number[] = [];
+  const appendStarts: number[] = [];
+  const data: Uint8Array[] = [];
+  const evicts: string[] = [];
   const producers = new Map<string, ProducerState>();
   for (const append of effect.appends) {
     next = applyAppend(next, append, now);
     let at = append.start;
     for (const m of append.messages) {
-      apply.starts.push(at);
-      apply.appendStarts.push(append.start);
-      apply.data.push(m);
+      starts.push(at);
+      appendStarts.push(append.start);
+      data.push(m);
       at += m.length;
     }
-    if (append.evicts !== null) apply.evicts.push(append.evicts);
+    if (append.evicts !== null) evicts.push(append.evicts);
     if (append.producer) producers.set(append.producer.id, producerAfter({ ...append, producer: append.producer }, now));
     fx.appendedBytes += append.bytes;
     fx.appendedMessages += append.messages.length;
   }
   // One statement cannot both delete and insert one row: such a batch runs under locks.
-  if (apply.evicts.some((id) => producers.has(id))) return "locked";
-  apply.next = next;
-  apply.producers = [...producers];
+  if (evicts.some((id) => producers.has(id))) return "locked";
   fx.changes.push(appendsChange(next, effect.appends));
+  const apply: AppendApply = { key: read.key, version: base.version, next, atMs: now, starts, appendStarts, data, evicts, producers: [...producers] };
   if (!(await c.commit.submit(apply, fx))) return "contended";
   c.decided.keep(read.key, { state: next, version: String(BigInt(base.version) + 1n) });
   return { value: decision.result(new Map<string, StreamState | undefined>([[effect.key, next]])) };

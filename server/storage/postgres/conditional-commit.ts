@@ -4,11 +4,10 @@
 // it wrote. That statement is its own transaction: one round trip, one WAL flush, one set of
 // wake-ups for the group.
 //
-// A stream appears once per statement. Should a group hold a stream twice, its later appends go
-// in further statements, in order, in one transaction with the first. An apply that fails for its
-// own sake (not the connection's) in a shared statement fails the others: each then runs again
-// alone, so its failure stays its own. Nothing is acknowledged, and no change told, before the
-// commit returns.
+// A group holds each stream once: PgStore.transact sends a stream's next write down this path
+// only once its last one has settled. An apply that fails for its own sake (not the connection's)
+// in a shared statement fails the others: each then runs again alone, so its failure stays its
+// own. Nothing is acknowledged, and no change told, before the commit returns.
 
 import type { SQL } from "bun";
 import type { CommitObserver } from "../commit-observer";
@@ -50,15 +49,11 @@ export class ConditionalCommit extends BatchQueue<Job> {
     // Rows in id order, the order every instance's statements take them in, so that two
     // instances' groups do not deadlock on each other's rows.
     jobs.sort((a, b) => a.apply.next.id - b.apply.next.id);
-    const statements = rounds(jobs);
-    const { mark, payloads } = this.hooks.wakeUps(statements[0]!.map((job) => ({ id: job.apply.next.id, key: job.apply.key })));
+    const { mark, payloads } = this.hooks.wakeUps(jobs.map((job) => ({ id: job.apply.next.id, key: job.apply.key })));
     const began = performance.now();
-    let applied: Set<number>[];
+    let applied: Set<number>;
     try {
-      applied =
-        statements.length === 1
-          ? [await this.run(this.sql, statements[0]!, payloads)]
-          : await this.sql.begin((tx) => Promise.all(statements.map((round, i) => this.run(tx, round, i === 0 ? payloads : []))));
+      applied = appliedIds(await this.sql.unsafe(APPLY, applyValues(jobs.map((job) => job.apply), payloads)));
     } catch (error) {
       if (isRetryable(error)) {
         // Nothing committed: each write reads and decides again.
@@ -73,27 +68,11 @@ export class ConditionalCommit extends BatchQueue<Job> {
       return;
     }
     this.committedBatch(jobs.length, began);
-    const outcomes = statements.flatMap((round, i) => round.map((job) => [job, applied[i]!.has(job.apply.next.id)] as const));
+    const outcomes = jobs.map((job) => [job, applied.has(job.apply.next.id)] as const);
     this.hooks.committed(
       outcomes.filter(([, ok]) => ok).map(([job]) => job.fx),
       mark,
     );
     for (const [job, ok] of outcomes) job.resolve(ok);
   }
-
-  private async run(sql: SQL, round: Job[], wakeUps: string[]): Promise<Set<number>> {
-    return appliedIds(await sql.unsafe(APPLY, applyValues(round.map((job) => job.apply), wakeUps)));
-  }
-}
-
-/** The jobs as statements in which no stream appears twice, each stream's jobs in the order queued. */
-function rounds(jobs: Job[]): Job[][] {
-  const out: Job[][] = [];
-  const seen = new Map<string, number>();
-  for (const job of jobs) {
-    const n = seen.get(job.apply.key) ?? 0;
-    seen.set(job.apply.key, n + 1);
-    (out[n] ??= []).push(job);
-  }
-  return out;
 }

@@ -13,9 +13,9 @@ import type { ProtocolError } from "../../protocol/errors";
 import { isExpired } from "../../protocol/lifetime";
 import { DEFAULT_PRODUCER_LIMITS, isRemembered, type ProducerClock, type ProducerLimits, type ProducerState } from "../../protocol/producer";
 import { NO_QUOTAS, quotaRefusal, type Quotas } from "../../protocol/quota";
-import { splitKey, streamKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
+import { splitKey, type SnapshotMeta, type StreamState } from "../../protocol/state";
 import type { WritePlan } from "../../protocol/writes";
-import type { ListQuery, ReadSlice, SnapshotReader, SnapshotUpload, Store, StoreStats, StreamChange, ToldChange } from "../store";
+import { changedStream, type ListQuery, type ReadSlice, type SnapshotReader, type SnapshotUpload, type Store, type StoreStats, type StreamChange, type ToldChange } from "../store";
 import { StreamStore } from "../stream-store";
 import type { CommitObserver } from "../commit-observer";
 import type { WriteState } from "../write-health";
@@ -111,7 +111,7 @@ export class PgStore extends StreamStore implements Store {
       beforeCommit: (tx, fx) => this.notifier.send(tx, fx.flatMap((f) => f.changes)),
       committed: (fx, mark) => {
         // A locked write moved these rows past any kept for a conditional append.
-        for (const f of fx) for (const change of f.changes) this.decided.forget(change.kind === "gone" ? change.key : streamKey(change.state.bucket, change.state.name));
+        for (const f of fx) for (const change of f.changes) this.decided.forget(changedStream(change).key);
         this.committed(fx, mark);
       },
       failed: (error) => this.connection.failed(error),
