@@ -114,6 +114,24 @@ export const SERVER_KINDS = {
     needsDir: true,
     durable: true,
   },
+  // The same on the PostgreSQL engine (a fresh database of the bench's cluster), to profile it.
+  "ursa-src-pg": {
+    label: "ursa src (PostgreSQL)",
+    available: () => existsSync(join(ROOT, "server/main.ts")) && existsSync(BUN) && pgAvailable(),
+    cmd: (dir, database) => [
+      BUN,
+      [
+        "--max-http-header-size=32768",
+        ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []),
+        join(ROOT, "server/main.ts"),
+        ...["--port", "0", "--postgres", database, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)],
+      ],
+    ],
+    needsDir: true,
+    postgres: true,
+    durable: true,
+    waitsOnDisk: true,
+  },
   "ref-mem": {
     label: "reference (memory)",
     available: () => true,

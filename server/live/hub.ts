@@ -6,7 +6,14 @@ import { changedStream, type Store, type StreamChange, type ToldChange } from ".
 import { SharedReads, type SharedReader } from "./shared-reads";
 import { encodeChunks, type SsePayload, type SsePayloadMode } from "./sse-payload";
 
-type Appended = Extract<StreamChange, { kind: "appended" }>;
+export type Appended = Extract<StreamChange, { kind: "appended" }>;
+
+/**
+ * Delivers a committed append to a reader waiting at its stream's tail, there and then, and says
+ * whether it did; a reader that cannot take it so (not at the append's start, its last write not
+ * yet taken by the client, a payload too large) is woken instead and reads.
+ */
+export type Push = (change: Appended) => boolean;
 
 export type Wake = "changed" | "gone" | "timeout" | "shutdown" | "aborted";
 
@@ -59,6 +66,8 @@ export interface Subscription {
   close(): void;
   /** Everything before `offset` has been sent to this reader. */
   sentTo(offset: number): void;
+  /** Appends that come while the reader waits are offered to `push` before it is woken. */
+  pushWith(push: Push): void;
 }
 
 class Listener implements Subscription {
@@ -70,6 +79,7 @@ class Listener implements Subscription {
   private timerAt = Infinity;
   private dueAt = Infinity;
   private closed = false;
+  private push: Push | null = null;
   readonly bucket: string;
   offset: number;
   readonly startedAtMs: number;
@@ -101,6 +111,11 @@ class Listener implements Subscription {
     return new Promise<Wake>((resolve) => (this.resolve = resolve));
   }
 
+  /** Hands a waiting reader an append; false if it is not waiting or did not take it (then wake it). */
+  offer(change: Appended): boolean {
+    return this.resolve !== null && this.push !== null && this.push(change);
+  }
+
   notify(wake: Wake): void {
     const resolve = this.resolve;
     if (resolve !== null) {
@@ -123,6 +138,10 @@ class Listener implements Subscription {
 
   sentTo(offset: number): void {
     this.offset = offset;
+  }
+
+  pushWith(push: Push): void {
+    this.push = push;
   }
 
   private arm(ms: number): void {
@@ -301,7 +320,9 @@ export class LiveHub {
   }
 
   private dispatch(changes: ToldChange[]): void {
-    for (const change of changes) {
+    const last = changes.length > 1 ? lastChangeOf(changes) : null;
+    for (let i = 0; i < changes.length; i++) {
+      const change = changes[i]!;
       const { id } = changedStream(change);
       this.remember(id);
       this.shared.changed(id);
@@ -310,8 +331,16 @@ export class LiveHub {
         this.latest.delete(id);
         continue;
       }
-      if (change.kind === "appended") this.latest.set(id, { change, frames: new Map() });
-      else if (change.kind === "gone" || change.kind === "touched") this.latest.delete(id);
+      if (change.kind === "appended") {
+        this.latest.set(id, { change, frames: new Map() });
+        // Pushed only if the commit changed the stream no further: its retention may have
+        // overtaken the append, or a close followed it, which the readers must read.
+        if (last === null || last.get(id) === i) {
+          for (const listener of set) if (!listener.offer(change)) listener.notify("changed");
+          continue;
+        }
+      }
+      if (change.kind === "gone" || change.kind === "touched") this.latest.delete(id);
       const wake = change.kind === "gone" ? "gone" : "changed";
       for (const listener of set) listener.notify(wake);
     }
@@ -325,4 +354,11 @@ export class LiveHub {
     this.recent.delete(oldest);
     this.forgotten = at;
   }
+}
+
+/** The place of each stream's last change in a commit's changes. */
+function lastChangeOf(changes: ToldChange[]): Map<number, number> {
+  const last = new Map<number, number>();
+  changes.forEach((change, i) => last.set(changedStream(change).id, i));
+  return last;
 }

@@ -9,6 +9,7 @@ import type { StreamState } from "../protocol/state";
 import { READ_STEP_BYTES } from "../storage/store";
 import type { LiveHub, Subscription } from "./hub";
 import { controlEvent, dataEvent, errorEvent, HEARTBEAT, type Control } from "./sse-frames";
+import { SseOut, type DirectSink } from "./sse-out";
 import type { LiveReads, SsePayload, SsePayloadMode } from "./sse-payload";
 
 export interface SseSessionOptions {
@@ -29,53 +30,37 @@ export interface SseSessionOptions {
 const encoder = new TextEncoder();
 
 /**
- * The session writes an event only once the client has taken the ones before it (pull), so at most
- * one event waits unsent, however far behind the client is, and a catch-up of any length runs on
- * one connection, one bounded read (READ_STEP_BYTES) per turn of the event loop. A client that
- * stops reading holds its connection, and one event, until the session's lifetime ends.
+ * The session writes to the socket directly (sse-out.ts), and an event only once the client has
+ * taken the ones before it, so a catch-up of any length runs on one connection, one bounded read
+ * (READ_STEP_BYTES) per turn of the event loop. A client that stops reading holds its connection,
+ * and one event, until the session's lifetime ends.
  */
 export function sseBody(o: SseSessionOptions): ReadableStream<Uint8Array> {
   const stop = new AbortController();
   o.signal.addEventListener("abort", () => stop.abort(), { once: true });
-  let wanted: (() => void) | null = null;
-  const pulled = () => {
-    const resume = wanted;
-    wanted = null;
-    resume?.();
-  };
-  stop.signal.addEventListener("abort", pulled, { once: true });
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        const send = (event: string | Uint8Array) => controller.enqueue(typeof event === "string" ? encoder.encode(event) : event);
-        // Resolves once the client has room for more: at once (after a turn) if it has, so every
-        // pass of the loop yields to other requests.
-        const room = () =>
-          new Promise<void>((resolve) => {
-            if (controller.desiredSize! > 0 || stop.signal.aborted) setImmediate(resolve);
-            else wanted = resolve;
-          });
-        // Either way, a client that cancelled the response already makes these throw.
-        run(o, send, room, stop.signal).then(
-          () => {
-            try {
-              controller.close();
-            } catch {}
-          },
-          (error: unknown) => {
-            try {
-              controller.error(error);
-            } catch {}
-          },
-        );
-      },
-      pull: pulled,
-      cancel() {
-        stop.abort();
-      },
+  // Taken now, not when the body is first pulled, so the reader counts against the caps (and
+  // hears every change) from the moment its response exists.
+  const subscription = o.hub.subscribe(o.state.id, stop.signal, o.client, { bucket: o.state.bucket, offset: o.start, startedAtMs: Date.now() });
+  let pulled = false;
+  stop.signal.addEventListener("abort", () => {
+    if (!pulled) subscription.close();
+  }, { once: true });
+  return new ReadableStream({
+    type: "direct",
+    async pull(sink: DirectSink) {
+      pulled = true;
+      try {
+        await follow(o, new SseOut(sink, () => stop.abort()), subscription, stop.signal);
+      } finally {
+        subscription.close();
+      }
+      // A client that has gone cannot be told the end.
+      if (!stop.signal.aborted) sink.close();
     },
-    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
-  );
+    cancel() {
+      stop.abort();
+    },
+  } as object) as unknown as ReadableStream<Uint8Array>;
 }
 
 /** What a control event at `end` says, before it is formatted and given a cursor. */
@@ -126,53 +111,61 @@ function dataAndControl(payload: SsePayload, p: ControlPoint, clientCursor: stri
   return bytes;
 }
 
-type Send = (event: string | Uint8Array) => void;
-
-async function run(o: SseSessionOptions, send: Send, room: () => Promise<void>, signal: AbortSignal): Promise<void> {
-  const subscription = o.hub.subscribe(o.state.id, signal, o.client, { bucket: o.state.bucket, offset: o.start, startedAtMs: Date.now() });
-  try {
-    await follow(o, send, room, subscription, signal);
-  } finally {
-    subscription.close();
-  }
-}
-
-async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void>, subscription: Subscription, signal: AbortSignal): Promise<void> {
+async function follow(o: SseSessionOptions, out: SseOut, subscription: Subscription, signal: AbortSignal): Promise<void> {
   const id = o.state.id;
   const deadline = Date.now() + o.maxDurationMs;
   const step = Math.min(o.limitBytes, READ_STEP_BYTES);
   let offset = o.start;
   let lastControl = "";
+  const sendData = (payload: SsePayload, p: ControlPoint) => {
+    out.send(dataAndControl(payload, p, o.cursor));
+    lastControl = p.resting;
+    offset = payload.end;
+    subscription.sentTo(offset);
+  };
+  // While the reader waits at the tail, an append that starts there is sent as the commit tells
+  // it, with no wake, read or turn of the loop per reader: what 1,000 subscribers cost per event
+  // is then mostly the 1,000 writes. Anything else wakes the reader, which reads and decides.
+  subscription.pushWith((change) => {
+    if (change.start !== offset || out.busy || decideWake(id, change.state, offset, null) !== "serve") return false;
+    const payload = o.hub.payloadAt(id, offset, change.state.tail, step, o.mode);
+    if (payload === null || payload.end <= offset) return false;
+    const p = controlPoint(change.state, payload.end);
+    if (p.closed || !p.atTail) return false;
+    sendData(payload, p);
+    return true;
+  });
   for (;;) {
     if (signal.aborted) return;
     // Deleted, or overtaken by retention (spec §3.4): the session ends with the refusal's reason.
     const now = await o.reads.state();
     const woke = decideWake(id, now, offset, null);
     if (typeof woke !== "string") {
-      send(errorEvent(woke.message));
+      out.send(errorEvent(woke.message));
       return;
     }
     const state = now!;
     if (woke === "serve") {
       const payload = o.hub.payloadAt(id, offset, state.tail, step, o.mode) ?? (await o.reads.payload(state, offset, step, o.mode));
       if (payload.end > offset) {
+        // The last event pushed may not have been taken yet.
+        if (out.busy) await out.room();
         const p = controlPoint(state, payload.end);
-        send(dataAndControl(payload, p, o.cursor));
-        lastControl = p.resting;
-        offset = payload.end;
-        subscription.sentTo(offset);
+        sendData(payload, p);
         if (p.closed) return;
-        await room();
+        if (!p.atTail) {
+          await out.room();
+          continue;
+        }
         // Sent up to the tail just read: a change since then is a wake the subscription holds,
         // so the reader waits for it without reading the state again.
-        if (!p.atTail) continue;
       }
       // Else nothing readable below the tail: the stream's delete has committed and is being
       // synced. Waiting for it, rather than reading again at once, lets that sync's callback run.
     }
     const p = controlPoint(state, offset);
     if (p.resting !== lastControl) {
-      send(controlText(p, o.cursor));
+      out.send(controlText(p, o.cursor));
       lastControl = p.resting;
     }
     if (p.closed) return;
@@ -183,9 +176,9 @@ async function follow(o: SseSessionOptions, send: Send, room: () => Promise<void
     if (wake === "shutdown" || (wake === "timeout" && Date.now() >= deadline)) {
       // A final control without streamClosed: the client resumes from it (spec §4.4 lifetime).
       const last = await o.reads.state();
-      send(controlText(controlPoint(last && last.id === id ? last : state, offset), o.cursor));
+      out.send(controlText(controlPoint(last && last.id === id ? last : state, offset), o.cursor));
       return;
     }
-    if (wake === "timeout") send(HEARTBEAT);
+    if (wake === "timeout") out.send(HEARTBEAT);
   }
 }
