@@ -1,19 +1,20 @@
 // Per-stream listeners for long-poll and SSE. The store reports each commit; listeners of that
-// stream incarnation wake and read committed state. Keyed by row id, so a recreated stream at
-// the same path never wakes a reader of the old one, except to tell it the old one is gone.
+// stream incarnation wake and read committed state, or, for an SSE reader waiting where an append
+// starts, are handed the append (Push). Keyed by row id, so a recreated stream at the same path
+// never wakes a reader of the old one, except to tell it the old one is gone.
 
-import { changedStream, type Store, type StreamChange, type ToldChange } from "../storage/store";
+import { isJsonType } from "../protocol/content-type";
+import { READ_STEP_BYTES, changedStream, type Store, type ToldChange } from "../storage/store";
+import { AppendOffer } from "./append-offer";
 import { SharedReads, type SharedReader } from "./shared-reads";
-import { encodeChunks, type SsePayload, type SsePayloadMode } from "./sse-payload";
-
-export type Appended = Extract<StreamChange, { kind: "appended" }>;
+import type { SsePayload, SsePayloadMode } from "./sse-payload";
 
 /**
  * Delivers a committed append to a reader waiting at its stream's tail, there and then, and says
  * whether it did; a reader that cannot take it so (not at the append's start, its last write not
  * yet taken by the client, a payload too large) is woken instead and reads.
  */
-export type Push = (change: Appended) => boolean;
+export type Push = (offer: AppendOffer) => boolean;
 
 export type Wake = "changed" | "gone" | "timeout" | "shutdown" | "aborted";
 
@@ -111,9 +112,14 @@ class Listener implements Subscription {
     return new Promise<Wake>((resolve) => (this.resolve = resolve));
   }
 
+  /** Whether an append offered now could be pushed rather than wake the reader. */
+  get takesPushes(): boolean {
+    return this.resolve !== null && this.push !== null;
+  }
+
   /** Hands a waiting reader an append; false if it is not waiting or did not take it (then wake it). */
-  offer(change: Appended): boolean {
-    return this.resolve !== null && this.push !== null && this.push(change);
+  offer(offer: AppendOffer): boolean {
+    return this.takesPushes && this.push!(offer);
   }
 
   notify(wake: Wake): void {
@@ -164,13 +170,15 @@ class Listener implements Subscription {
 export class LiveHub {
   private readonly listeners = new Map<number, Set<Listener>>();
   /** The newest committed append of each stream that has live readers, and its encoded frames. */
-  private readonly latest = new Map<number, { change: Appended; frames: Map<SsePayloadMode, SsePayload> }>();
+  private readonly latest = new Map<number, AppendOffer>();
   private size = 0;
   private readonly byKind: Record<LiveKind, number> = { sse: 0, "long-poll": 0 };
   private readonly byClient = new Map<string, number>();
   private readonly byBucket = new Map<string, number>();
   private shuttingDown = false;
   private readonly shared: SharedReads;
+  /** Streams whose readers a read after another instance's change is being offered to, and whether another such change came since it began. */
+  private readonly remoteReads = new Map<number, { again: boolean }>();
   /** Changes dispatched so far: a mark is a place in this sequence. */
   private changeCount = 0;
   /** Each stream's latest change, by its place in the sequence, for the last RECENT_CHANGES streams. */
@@ -303,12 +311,7 @@ export class LiveHub {
    * and are encoded once for every such reader.
    */
   payloadAt(id: number, offset: number, tail: number, limitBytes: number, mode: SsePayloadMode): SsePayload | null {
-    const entry = this.latest.get(id);
-    if (!entry || entry.change.start !== offset || entry.change.state.tail !== tail) return null;
-    if (tail - offset > limitBytes) return null;
-    let frame = entry.frames.get(mode);
-    if (!frame) entry.frames.set(mode, (frame = encodeChunks(entry.change.messages, offset, tail, true, mode)));
-    return frame;
+    return this.latest.get(id)?.payloadAt(offset, tail, limitBytes, mode) ?? null;
   }
 
   /** Wake-ups may have been lost: every reader re-reads, and one whose stream did not change waits on. */
@@ -332,17 +335,78 @@ export class LiveHub {
         continue;
       }
       if (change.kind === "appended") {
-        this.latest.set(id, { change, frames: new Map() });
+        const offer = new AppendOffer(change);
+        this.latest.set(id, offer);
         // Pushed only if the commit changed the stream no further: its retention may have
         // overtaken the append, or a close followed it, which the readers must read.
         if (last === null || last.get(id) === i) {
-          for (const listener of set) if (!listener.offer(change)) listener.notify("changed");
+          for (const listener of set) if (!listener.offer(offer)) listener.notify("changed");
           continue;
         }
       }
-      if (change.kind === "gone" || change.kind === "touched") this.latest.delete(id);
+      if (change.kind === "touched") {
+        this.latest.delete(id);
+        for (const listener of set) if (!listener.takesPushes) listener.notify("changed");
+        this.offerRemote(id, change.key);
+        continue;
+      }
+      if (change.kind === "gone") this.latest.delete(id);
       const wake = change.kind === "gone" ? "gone" : "changed";
       for (const listener of set) listener.notify(wake);
+    }
+  }
+
+  /**
+   * Another instance changed stream `id`, and its notification says no more: its readers waiting
+   * for pushes are served by one read of the state and one of the bytes from each place they are
+   * at, offered to them as an append. Notifications that come during the read are served by one
+   * more read after it, not one each.
+   */
+  private offerRemote(id: number, key: string): void {
+    const running = this.remoteReads.get(id);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const run = { again: true };
+    this.remoteReads.set(id, run);
+    void (async () => {
+      while (run.again) {
+        run.again = false;
+        const waiting = [...(this.listeners.get(id) ?? [])].filter((listener) => listener.takesPushes);
+        if (waiting.length > 0) await this.readAndOffer(id, key, waiting);
+      }
+      this.remoteReads.delete(id);
+    })();
+  }
+
+  /**
+   * The read behind `offerRemote`. Readers it cannot serve so (a close, a deletion, a retention,
+   * more than a read step) wake and read for themselves; readers already at the tail it found,
+   * with nothing else changed that they are told of, wait on.
+   */
+  private async readAndOffer(id: number, key: string, waiting: Listener[]): Promise<void> {
+    const reads = this.shared.reader(key, id);
+    const at = new Map<number, Listener[]>();
+    for (const listener of waiting) {
+      const group = at.get(listener.offset);
+      if (group) group.push(listener);
+      else at.set(listener.offset, [listener]);
+    }
+    try {
+      const state = await reads.state();
+      for (const [offset, group] of at) {
+        if (state && state.id === id && offset === state.tail && !state.closed && !state.softDeleted) continue;
+        let offer: AppendOffer | null = null;
+        if (state && state.id === id && offset < state.tail) {
+          // Read as most readers of the stream read (whole messages of JSON), so they share it.
+          const slice = await reads.readRange(state, offset, READ_STEP_BYTES, isJsonType(state.contentType));
+          if (slice.end === state.tail) offer = new AppendOffer({ kind: "appended", state, start: offset, messages: slice.chunks });
+        }
+        for (const listener of group) if (offer === null || !listener.offer(offer)) listener.notify("changed");
+      }
+    } catch {
+      for (const listener of waiting) listener.notify("changed");
     }
   }
 

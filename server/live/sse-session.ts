@@ -126,11 +126,12 @@ async function follow(o: SseSessionOptions, out: SseOut, subscription: Subscript
   // While the reader waits at the tail, an append that starts there is sent as the commit tells
   // it, with no wake, read or turn of the loop per reader: what 1,000 subscribers cost per event
   // is then mostly the 1,000 writes. Anything else wakes the reader, which reads and decides.
-  subscription.pushWith((change) => {
-    if (change.start !== offset || out.busy || decideWake(id, change.state, offset, null) !== "serve") return false;
-    const payload = o.hub.payloadAt(id, offset, change.state.tail, step, o.mode);
+  subscription.pushWith((offer) => {
+    const { state } = offer.change;
+    if (out.busy || decideWake(id, state, offset, null) !== "serve") return false;
+    const payload = offer.payloadAt(offset, state.tail, step, o.mode);
     if (payload === null || payload.end <= offset) return false;
-    const p = controlPoint(change.state, payload.end);
+    const p = controlPoint(state, payload.end);
     if (p.closed || !p.atTail) return false;
     sendData(payload, p);
     return true;

@@ -2,8 +2,9 @@
 // reader of an instance, whether the commit was its own or another instance's (a NOTIFY), and a
 // burst of notifications for one stream read once more at most, not once each.
 
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { LiveHub } from "../../live/hub";
+import { SharedReader } from "../../live/shared-reads";
 import { appendReq, created } from "../contract/helpers";
 import { clusterPerFile } from "../../testing/pg-cluster";
 import { countReads, dataEvents, parkReaders } from "../../testing/live-readers";
@@ -29,10 +30,10 @@ async function instances(): Promise<{ store: PgStore; hub: LiveHub }[]> {
 
 const allData = (text: string) => dataEvents(text).join("");
 
-// The readers' instance, and the reads it serves for one append: on its own commit, the readers
-// share one state read and take the bytes from the commit; on another instance's, they share one
-// state read and one read of the bytes (which the notification does not carry). The store reads
-// nothing to tell another instance's change.
+// The readers' instance, and the reads it serves for one append: on its own commit, the SSE
+// readers are handed the bytes from the commit and the long-polls share one state read; on another
+// instance's, one state read and one read of the bytes (which the notification does not carry)
+// serve all of them. The store reads nothing to tell another instance's change.
 for (const [whose, readerSide] of [
   ["an instance's own append", 0],
   ["another instance's append", 1],
@@ -44,12 +45,21 @@ for (const [whose, readerSide] of [
     const state = await created(writer.store, "fan/s");
     const readers = await parkReaders(side.hub, side.store, "fan/s", state, SSE_READERS, LONG_POLLS);
     const counts = countReads(side.store);
-    await writer.store.append("fan/s", appendReq(["hello"]));
-    expect(await Promise.all(readers.polls)).toEqual(Array(LONG_POLLS).fill("hello"));
-    await Promise.all(readers.sse.map((r) => r.until((text) => allData(text) === "hello")));
-    await Bun.sleep(50);
-    for (const r of readers.sse) expect(dataEvents(r.text())).toEqual(["hello"]);
-    expect(counts).toEqual({ states: 1, ranges: 1 });
+    // Every live reader's ask for the state, its own read or a share of another's.
+    const stateAsks = spyOn(SharedReader.prototype, "state");
+    try {
+      await writer.store.append("fan/s", appendReq(["hello"]));
+      expect(await Promise.all(readers.polls)).toEqual(Array(LONG_POLLS).fill("hello"));
+      await Promise.all(readers.sse.map((r) => r.until((text) => allData(text) === "hello")));
+      await Bun.sleep(50);
+      for (const r of readers.sse) expect(dataEvents(r.text())).toEqual(["hello"]);
+      expect(counts).toEqual({ states: 1, ranges: 1 });
+      // The SSE readers, waiting at the tail, were handed the append (live/hub.ts Push): the
+      // long-polls asked, and on another instance's append the hub once for the SSE readers.
+      expect(stateAsks).toHaveBeenCalledTimes(LONG_POLLS + readerSide);
+    } finally {
+      stateAsks.mockRestore();
+    }
     for (const r of readers.sse) r.stop();
   }, 60_000);
 }
