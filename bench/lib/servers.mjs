@@ -187,6 +187,17 @@ export const SERVER_KINDS = {
     durable: true,
     waitsOnDisk: true,
   },
+  // The same on $URSA_BINARY_B: two-instance A/B ratios from one interleaved run.
+  "ursa-b-pg2": {
+    label: "B: 2 x ursa (PostgreSQL) + HAProxy",
+    available: () => ursaPathB !== null && existsSync(ursaPathB) && pgAvailable() && haproxyAvailable(),
+    cmd: (dir, database) => [ursaPathB, ["--port", "0", "--postgres", database, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]],
+    needsDir: true,
+    postgres: true,
+    instances: 2,
+    durable: true,
+    waitsOnDisk: true,
+  },
   // No server: the append workload runs pgbench on a fresh database of the same cluster, one
   // transaction per append (an UPDATE of the stream's row and an INSERT of the body), as many
   // clients as the case has writers (pg.mjs pgbenchCeiling). What the database alone allows.
