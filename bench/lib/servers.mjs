@@ -50,6 +50,12 @@ const NODE = process.env.NODE_BINARY ?? (process.versions.bun ? "node" : process
 /** Long-poll timeout given to every server: longer than any park in the workloads. */
 export const LONG_POLL_TIMEOUT_MS = 20000;
 
+/** `bun server/main.ts` with the store's `args`, under Bun's profiler when BENCH_CPU_PROF names a directory. */
+function fromSource(args) {
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  return [BUN, ["--max-http-header-size=32768", ...profile, join(ROOT, "server/main.ts"), "--port", "0", ...args, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)]];
+}
+
 /**
  * Server kinds. `label` is what tables print.
  * ursa runs durable (--sync full) unless the kind says otherwise.
@@ -102,15 +108,7 @@ export const SERVER_KINDS = {
   "ursa-src": {
     label: "ursa src (sync full)",
     available: () => existsSync(join(ROOT, "server/main.ts")) && existsSync(BUN),
-    cmd: (dir) => [
-      BUN,
-      [
-        "--max-http-header-size=32768",
-        ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []),
-        join(ROOT, "server/main.ts"),
-        ...["--port", "0", "--data", dir, "--sync", "full", "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)],
-      ],
-    ],
+    cmd: (dir) => fromSource(["--data", dir, "--sync", "full"]),
     needsDir: true,
     durable: true,
   },
@@ -118,15 +116,7 @@ export const SERVER_KINDS = {
   "ursa-src-pg": {
     label: "ursa src (PostgreSQL)",
     available: () => existsSync(join(ROOT, "server/main.ts")) && existsSync(BUN) && pgAvailable(),
-    cmd: (dir, database) => [
-      BUN,
-      [
-        "--max-http-header-size=32768",
-        ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []),
-        join(ROOT, "server/main.ts"),
-        ...["--port", "0", "--postgres", database, "--long-poll-timeout-ms", String(LONG_POLL_TIMEOUT_MS)],
-      ],
-    ],
+    cmd: (dir, database) => fromSource(["--postgres", database]),
     needsDir: true,
     postgres: true,
     durable: true,

@@ -394,11 +394,13 @@ export class LiveHub {
       else at.set(listener.offset, [listener]);
     }
     try {
-      const state = await reads.state();
+      const read = await reads.state();
+      // Gone, or another incarnation at the path: every reader wakes to find out.
+      const state = read?.id === id ? read : undefined;
       for (const [offset, group] of at) {
-        if (state && state.id === id && offset === state.tail && !state.closed && !state.softDeleted) continue;
+        if (state && offset === state.tail && !state.closed && !state.softDeleted) continue;
         let offer: AppendOffer | null = null;
-        if (state && state.id === id && offset < state.tail) {
+        if (state && offset < state.tail) {
           // Read as most readers of the stream read (whole messages of JSON), so they share it.
           const slice = await reads.readRange(state, offset, READ_STEP_BYTES, isJsonType(state.contentType));
           if (slice.end === state.tail) offer = new AppendOffer({ kind: "appended", state, start: offset, messages: slice.chunks });

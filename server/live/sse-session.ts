@@ -129,10 +129,11 @@ async function follow(o: SseSessionOptions, out: SseOut, subscription: Subscript
   subscription.pushWith((offer) => {
     const { state } = offer.change;
     if (out.busy || decideWake(id, state, offset, null) !== "serve") return false;
+    // An offer's payload runs to its state's tail, so the reader is at the tail once it is sent.
     const payload = offer.payloadAt(offset, state.tail, step, o.mode);
-    if (payload === null || payload.end <= offset) return false;
+    if (payload === null) return false;
     const p = controlPoint(state, payload.end);
-    if (p.closed || !p.atTail) return false;
+    if (p.closed) return false;
     sendData(payload, p);
     return true;
   });
