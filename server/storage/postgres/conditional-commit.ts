@@ -11,6 +11,7 @@
 
 import type { SQL } from "bun";
 import type { CommitObserver } from "../commit-observer";
+import { APPLY_ONE, applyOneValues, fitsOne } from "./apply-one-statement";
 import { APPLY, appliedIds, applyValues, type AppendApply } from "./apply-statement";
 import { BatchQueue } from "./batch-queue";
 import { isConnectionLoss } from "./connection";
@@ -53,7 +54,9 @@ export class ConditionalCommit extends BatchQueue<Job> {
     const began = performance.now();
     let applied: Set<number>;
     try {
-      applied = appliedIds(await this.sql.unsafe(APPLY, applyValues(jobs.map((job) => job.apply), payloads)));
+      const applies = jobs.map((job) => job.apply);
+      const [statement, values] = fitsOne(applies, payloads) ? [APPLY_ONE, applyOneValues(applies[0]!, payloads[0])] : [APPLY, applyValues(applies, payloads)];
+      applied = appliedIds(await this.sql.unsafe(statement, values));
     } catch (error) {
       if (isRetryable(error)) {
         // Nothing committed: each write reads and decides again.

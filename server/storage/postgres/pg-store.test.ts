@@ -3,7 +3,7 @@
 // group commit and NOTIFY wake-ups.
 
 import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import type { AppendRequest } from "../../protocol/append";
 import { LiveHub } from "../../live/hub";
 import { createRequest } from "../../protocol/testing-state";
@@ -11,6 +11,8 @@ import { publish } from "../contract/helpers";
 import { subscriptionRecord } from "../contract/subscriptions";
 import { startPgCluster, type PgCluster } from "../../testing/pg-cluster";
 import type { ToldChange } from "../store";
+import { APPLY_ONE } from "./apply-one-statement";
+import { APPLY } from "./apply-statement";
 import { PgGroupCommit, type TxSql } from "./group-commit";
 import { PgStore, type PgStoreOptions } from "./pg-store";
 import { NewerSchemaError, SCHEMA_VERSION } from "./schema";
@@ -105,6 +107,30 @@ describe("what an append costs the database", () => {
     await sql.close();
     expect(Number(row!.upd)).toBeGreaterThanOrEqual(16 * 20);
     expect(row!.hot).toBe(row!.upd);
+  }, 60_000);
+});
+
+describe("which statement applies a group", () => {
+  test("an append alone in its group takes the one-append statement; appends to several streams at once share the group statement; both write the same rows", async () => {
+    const url = await freshDatabase();
+    const store = await open(url);
+    const unsafe = spyOn((store as unknown as { sql: SQL }).sql, "unsafe");
+    const applied = () => unsafe.mock.calls.map(([text]) => (text === APPLY_ONE ? "one" : text === APPLY ? "group" : null)).filter((kind) => kind !== null);
+    const keys = ["which/a", "which/b"];
+    for (const key of keys) await store.create(key, create(key));
+    for (const key of keys) expect((await store.append(key, append("alone", { producer: { id: "p", epoch: 0, seq: 0 } }))).kind).toBe("accepted");
+    expect(applied()).toEqual(["one", "one"]);
+    // Decided on the rows their streams' last commits left, both join the same group.
+    const both = await Promise.all(keys.map((key) => store.append(key, append("together", { producer: { id: "p", epoch: 0, seq: 1 } }))));
+    expect(both.map((d) => d.kind)).toEqual(["accepted", "accepted"]);
+    expect(applied()).toEqual(["one", "one", "group"]);
+    unsafe.mockRestore();
+    const sql = new SQL(url);
+    const rows = await sql`SELECT s.name, m.start, m.append_start, convert_from(m.data, 'UTF8') AS body, p.last_seq, p.last_next, s.tail, s.message_count
+      FROM msgs m JOIN streams s ON s.id = m.stream_id JOIN producers p ON p.stream_id = s.id ORDER BY s.name, m.start`;
+    await sql.close();
+    const row = (name: string, start: string, body: string) => ({ name, start, append_start: start, body, last_seq: "1", last_next: "13", tail: "13", message_count: "2" });
+    expect(rows.map((r: Record<string, unknown>) => ({ ...r }))).toEqual([row("a", "0", "alone"), row("a", "5", "together"), row("b", "0", "alone"), row("b", "5", "together")]);
   }, 60_000);
 });
 
