@@ -3,7 +3,8 @@
 // cost PostgreSQL about twice what the same effects cost with the stream's row as plain
 // parameters: 260 against 122 µs of backend CPU per statement, the WAL flush aside
 // (docs/design/pg-group-apply.md). The effects, the version check and the wake-up are the
-// group statement's. An append that evicts a producer or names more than one takes that one.
+// group statement's. An append that evicts a producer, or names more than one, takes that
+// group statement.
 
 import { CHANNEL } from "./notify";
 import type { AppendApply } from "./apply-statement";
