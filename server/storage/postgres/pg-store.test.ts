@@ -134,6 +134,39 @@ describe("which statement applies a group", () => {
   }, 60_000);
 });
 
+describe("the planner's count of streams", () => {
+  /** When the stream table was last analyzed by a statement (not by autovacuum), and the planner's row count. */
+  async function analyzed(sql: SQL): Promise<{ at: Date | null; counted: number }> {
+    await sql`SELECT pg_stat_clear_snapshot()`;
+    const [row] = await sql`SELECT s.last_analyze AS at, c.reltuples::float8 AS counted FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.relname = 'streams'`;
+    return { at: row.at, counted: row.counted };
+  }
+
+  test("a burst of creates is analyzed by the sweep within seconds, and the planner counts the grown table; a small table is left alone", async () => {
+    const url = await freshDatabase();
+    const store = await open(url, { sweepIntervalMs: 100 });
+    const sql = new SQL(url);
+    // Autovacuum could analyze it first (within its minute): here only the sweep may.
+    await sql`ALTER TABLE streams SET (autovacuum_enabled = false)`;
+    for (const key of ["plan/a", "plan/b"]) await store.create(key, create(key));
+    await Bun.sleep(500);
+    expect((await analyzed(sql)).at).toBeNull();
+    await sql`INSERT INTO streams (bucket, name, incarnation, content_type, touched_at_ms, created_at_ms)
+      SELECT 'plan', 'bulk' || g, 'x', 'text/plain', 0, 0 FROM generate_series(1, 5000) g`;
+    // This session's counts reach the statistics as it goes idle.
+    await sql`SELECT pg_stat_force_next_flush()`;
+    await sql`SELECT 1`;
+    let seen = await analyzed(sql);
+    for (let waited = 0; seen.at === null && waited < 10_000; waited += 100) {
+      await Bun.sleep(100);
+      seen = await analyzed(sql);
+    }
+    expect(seen.at).not.toBeNull();
+    expect(seen.counted).toBe(5002);
+    await sql.close();
+  }, 60_000);
+});
+
 describe("the subscription list on two instances", () => {
   test("is kept between changes (twenty appends, one read), and a subscription saved on the other instance before an append commits is in the list that append's wakes see", async () => {
     const [a, b] = await pair();

@@ -33,6 +33,7 @@ import { Notifier } from "./notify";
 import { reclaimUp } from "./reclaim";
 import { producerOf, STREAM_COLUMNS, stateOf, type ProducerRow, type StreamRow } from "./rows";
 import { migrate } from "./schema";
+import { PlannerStatistics } from "./planner-statistics";
 import { DatabaseSizes } from "./sizes";
 import { PgUpload, SnapshotBlobs } from "./snapshots";
 import { StreamWrites } from "./stream-writes";
@@ -71,6 +72,7 @@ export class PgStore extends StreamStore implements Store {
   private readonly notifier: Notifier;
   private readonly listings: Listings;
   private readonly sizes: DatabaseSizes;
+  private readonly statistics: PlannerStatistics;
   readonly connection: Connection;
   readonly introspection: PgIntrospection;
   readonly subscriptions: PgSubscriptions;
@@ -92,6 +94,7 @@ export class PgStore extends StreamStore implements Store {
     this.sql = this.primary.sql;
     this.connection = new Connection(() => this.primary.follow());
     this.sizes = new DatabaseSizes(this.sql);
+    this.statistics = new PlannerStatistics(this.sql);
     this.blobs = new SnapshotBlobs(this.sql, (work) => this.track(work), options.snapshotLeaseMs);
     this.listings = new Listings(this.sql, this.now, (key) => this.reap(key));
     this.introspection = new PgIntrospection(this.sql, this.listings, this.now, this.clock.limits, (key) => this.get(key));
@@ -484,6 +487,7 @@ export class PgStore extends StreamStore implements Store {
     for (const key of await this.listings.expired(100)) this.reap(key);
     await this.blobs.collectAbandoned(this.now());
     await this.sizes.measure();
+    await this.statistics.keepUp();
   }
 }
 
