@@ -6,8 +6,8 @@
 // group statement's. An append that evicts a producer, or names more than one, takes that
 // group statement.
 
+import { packMessages, producerValues, streamValues, type AppendApply } from "./apply-statement";
 import { CHANNEL } from "./notify";
-import type { AppendApply } from "./apply-statement";
 
 export const APPLY_ONE = `WITH s AS (
     UPDATE streams t SET tail = $3::bigint, message_count = $4::bigint, closed = $5::boolean, closed_by = $6::text::jsonb,
@@ -31,18 +31,12 @@ export function fitsOne(applies: readonly AppendApply[], wakeUps: readonly strin
 
 /** APPLY_ONE's parameters for `a`, sending `wakeUp` as it commits. */
 export function applyOneValues(a: AppendApply, wakeUp: string | undefined): unknown[] {
-  const s = a.next;
-  const places: number[] = [];
-  const lengths: number[] = [];
-  let bytes = 0;
-  for (const m of a.data) (places.push(bytes), lengths.push(m.length), (bytes += m.length));
-  const data = new Uint8Array(bytes);
-  a.data.forEach((m, i) => data.set(m, places[i]!));
-  const [id, p] = a.producers[0] ?? [null, null];
+  const { data, places, lengths } = packMessages(a.data);
+  const producer = a.producers[0];
   return [
-    s.id, a.version, s.tail, s.messageCount, s.closed, s.closedBy === null ? null : JSON.stringify(s.closedBy), s.lastSeq, s.touchedAtMs, s.lastWriteAtMs,
+    ...streamValues(a),
     a.atMs, a.starts, a.appendStarts, data, places, lengths,
-    id, p?.epoch ?? null, p?.lastSeq ?? null, p?.lastStart ?? null, p?.lastNext ?? null, p?.updatedAtMs ?? null,
+    ...(producer ? [producer[0], ...producerValues(producer[1])] : [null, null, null, null, null, null]),
     wakeUp ?? null,
   ];
 }

@@ -60,25 +60,41 @@ export function applyValues(applies: readonly AppendApply[], wakeUps: readonly s
   const messages: number[][] = Array.from({ length: 6 }, () => []);
   const evicts: unknown[][] = [[], []];
   const producers: unknown[][] = Array.from({ length: 7 }, () => []);
-  let bytes = 0;
+  const { data, places, lengths } = packMessages(applies.flatMap((a) => a.data));
+  let m = 0;
   for (const a of applies) {
     const s = a.next;
-    const row = [s.id, a.version, s.tail, s.messageCount, s.closed, s.closedBy === null ? null : JSON.stringify(s.closedBy), s.lastSeq, s.touchedAtMs, s.lastWriteAtMs];
-    row.forEach((value, i) => streams[i]!.push(value));
+    streamValues(a).forEach((value, i) => streams[i]!.push(value));
     a.starts.forEach((start, i) => {
-      const length = a.data[i]!.length;
-      [s.id, start, a.appendStarts[i]!, a.atMs, bytes, length].forEach((value, j) => messages[j]!.push(value));
-      bytes += length;
+      [s.id, start, a.appendStarts[i]!, a.atMs, places[m]!, lengths[m]!].forEach((value, j) => messages[j]!.push(value));
+      m++;
     });
     for (const id of a.evicts) (evicts[0]!.push(s.id), evicts[1]!.push(id));
-    for (const [id, p] of a.producers) {
-      [s.id, id, p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs].forEach((value, i) => producers[i]!.push(value));
-    }
+    for (const [id, p] of a.producers) [s.id, id, ...producerValues(p)].forEach((value, i) => producers[i]!.push(value));
   }
-  const data = new Uint8Array(bytes);
-  let at = 0;
-  for (const a of applies) for (const m of a.data) (data.set(m, at), (at += m.length));
   return [...streams, ...messages, data, ...evicts, ...producers, wakeUps];
+}
+
+/** The stream row an append leaves, in the statements' column order (id, version, tail, …). */
+export function streamValues(a: AppendApply): unknown[] {
+  const s = a.next;
+  return [s.id, a.version, s.tail, s.messageCount, s.closed, s.closedBy === null ? null : JSON.stringify(s.closedBy), s.lastSeq, s.touchedAtMs, s.lastWriteAtMs];
+}
+
+/** A producer's row after the append, in the statements' column order (epoch, last_seq, …). */
+export function producerValues(p: ProducerState): number[] {
+  return [p.epoch, p.lastSeq, p.lastStart, p.lastNext, p.updatedAtMs];
+}
+
+/** Messages as one bytea, with each one's place in it and its length. */
+export function packMessages(messages: readonly Uint8Array[]): { data: Uint8Array; places: number[]; lengths: number[] } {
+  const places: number[] = [];
+  const lengths: number[] = [];
+  let bytes = 0;
+  for (const m of messages) (places.push(bytes), lengths.push(m.length), (bytes += m.length));
+  const data = new Uint8Array(bytes);
+  messages.forEach((m, i) => data.set(m, places[i]!));
+  return { data, places, lengths };
 }
 
 /** The ids of the streams the statement updated. */
