@@ -2,25 +2,35 @@
 // none of its bytes (the data directory does not grow by them), reads through to its source across
 // the fork point, survives kill -9 and the source's deletion byte for byte, and once the last
 // reader is gone the space is given back to later writes.
+//
+// Every message stays in its row (--segment-mb 0), so the database file's size measures what the
+// reclaimer gave back and nothing else. With segment files it also depends on how many runs moved
+// out while the writes were still coming in, whose pages those writes then reused: a run that
+// moved early in one phase and late in the next made the file grow by one run, 8 MiB. Forks over
+// segment files are tested in server/http/segment-reads.test.ts and e2e/segment-files.test.ts.
 import { statSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startUrsa, type UrsaProcess } from "./server-process.ts";
+import { caughtUp, startUrsa, type UrsaProcess } from "./server-process.ts";
+
+const ROWS_ONLY = ["--segment-mb", "0"];
 
 const MIB = 1024 * 1024;
 const at = (n: number) => `0000000000000000_${String(n).padStart(16, "0")}`;
 const dirBytes = (dir: string) => readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 
 /**
- * The data directory's size once the background checkpoints are done with what was written: a
- * checkpoint copies WAL frames into ursa.sqlite and keeps the WAL file for reuse, so between
- * writes and their checkpoint the sum still grows. Stable across five samples 100 ms apart.
+ * A size once the store has caught up (its reclaim steps done) and the background checkpoints
+ * are done with what was written: a checkpoint, every 100 ms after a commit, copies WAL frames
+ * into ursa.sqlite and keeps the WAL file for reuse, so between writes and their checkpoint the
+ * sizes still grow. Stable across five samples 100 ms apart.
  */
-async function settledDirBytes(dir: string): Promise<number> {
-  let last = dirBytes(dir);
+async function settledBytes(measure: () => number): Promise<number> {
+  await caughtUp(u);
+  let last = measure();
   for (let same = 0, tries = 0; same < 5 && tries < 200; tries++) {
     await new Promise((r) => setTimeout(r, 100));
-    const now = dirBytes(dir);
+    const now = measure();
     same = now === last ? same + 1 : 0;
     last = now;
   }
@@ -32,7 +42,7 @@ const message = (i: number) => new Uint8Array(MIB).fill(i + 1);
 
 let u: UrsaProcess;
 beforeAll(async () => {
-  u = await startUrsa();
+  u = await startUrsa({ args: ROWS_ONLY });
 });
 afterAll(async () => {
   await u.stop();
@@ -66,13 +76,13 @@ describe("a fork of a 32 MiB stream", () => {
       const res = await fetch(`${u.url}${src}`, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: message(i) });
       expect(res.status).toBe(204);
     }
-    const before = await settledDirBytes(u.dataDir);
+    const before = await settledBytes(() => dirBytes(u.dataDir));
     const forked = await fetch(`${u.url}/e2e-test/fork-ref-f`, { method: "PUT", headers: { "Stream-Forked-From": src, "Stream-Fork-Offset": at(16 * MIB) } });
     expect(forked.status).toBe(201);
     const own = new TextEncoder().encode("own");
     expect((await fetch(`${u.url}/e2e-test/fork-ref-f`, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: own })).status).toBe(204);
     // A copy would have added 16 MiB (and its WAL as much again).
-    expect((await settledDirBytes(u.dataDir)) - before).toBeLessThan(2 * MIB);
+    expect((await settledBytes(() => dirBytes(u.dataDir))) - before).toBeLessThan(2 * MIB);
 
     const across = await bytes("/e2e-test/fork-ref-f", 16 * MIB - 2);
     expect([...across]).toEqual([16, 16, 0x6f, 0x77, 0x6e]);
@@ -80,7 +90,7 @@ describe("a fork of a 32 MiB stream", () => {
     expect(Buffer.from(await readAll("/e2e-test/fork-ref-f")).equals(Buffer.from(expected))).toBe(true);
 
     await u.kill();
-    u = await startUrsa({ dataDir: u.dataDir });
+    u = await startUrsa({ dataDir: u.dataDir, args: ROWS_ONLY });
     expect((await fetch(`${u.url}${src}`, { method: "DELETE" })).status).toBe(204);
     expect((await fetch(`${u.url}${src}`)).status).toBe(410);
     expect(Buffer.from(await readAll("/e2e-test/fork-ref-f")).equals(Buffer.from(expected))).toBe(true);
@@ -92,14 +102,12 @@ describe("a fork of a 32 MiB stream", () => {
     // The database file, once the reclaimer and the checkpoint thread have had their turn: the
     // WAL grows with any write, freed pages or not.
     const database = join(u.dataDir, "ursa.sqlite");
-    await new Promise((r) => setTimeout(r, 1500));
-    const freed = statSync(database).size;
+    const freed = await settledBytes(() => statSync(database).size);
     for (let i = 0; i < 16; i++) {
       const res = await fetch(`${u.url}${src}`, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: message(i) });
       expect(res.status).toBe(204);
     }
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(statSync(database).size - freed).toBeLessThan(4 * MIB);
+    expect((await settledBytes(() => statSync(database).size)) - freed).toBeLessThan(4 * MIB);
   }, 120_000);
 
   test("a kill -9 straight after the last fork's delete still gives the soft-deleted source's space back after the restart", async () => {
@@ -112,22 +120,21 @@ describe("a fork of a 32 MiB stream", () => {
     expect((await fetch(`${u.url}${fork}`, { method: "PUT", headers: { "Stream-Forked-From": source, "Stream-Fork-Offset": at(16 * MIB) } })).status).toBe(201);
     expect((await fetch(`${u.url}${source}`, { method: "DELETE" })).status).toBe(204);
     const database = join(u.dataDir, "ursa.sqlite");
-    await new Promise((r) => setTimeout(r, 1500));
-    const full = statSync(database).size;
+    const full = await settledBytes(() => statSync(database).size);
     // The source's 32 MiB are reclaimed in bounded steps after this delete is durable: the kill
     // lands before they are done, and the restart must finish them.
     expect((await fetch(`${u.url}${fork}`, { method: "DELETE" })).status).toBe(204);
     await u.kill();
-    u = await startUrsa({ dataDir: u.dataDir });
+    u = await startUrsa({ dataDir: u.dataDir, args: ROWS_ONLY });
     expect((await fetch(`${u.url}${source}`)).status).toBe(404);
     expect((await fetch(`${u.url}${source}`, { method: "PUT", headers: { "Content-Type": "application/octet-stream" } })).status).toBe(201);
-    await new Promise((r) => setTimeout(r, 1500));
+    // The restart queued the rest of the source's reclaim before it listened.
+    await caughtUp(u);
     for (let i = 0; i < 24; i++) {
       expect((await fetch(`${u.url}${source}`, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: message(i) })).status).toBe(204);
     }
-    await new Promise((r) => setTimeout(r, 1500));
     // 24 MiB written into the pages the old 32 MiB left: the file does not grow past what it was.
-    expect(statSync(database).size - full).toBeLessThan(4 * MIB);
+    expect((await settledBytes(() => statSync(database).size)) - full).toBeLessThan(4 * MIB);
     expect(Buffer.from(await readAll(source)).equals(Buffer.from(Buffer.concat(Array.from({ length: 24 }, (_, i) => message(i)))))).toBe(true);
   }, 120_000);
 });

@@ -7,26 +7,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { startUrsa, type UrsaProcess } from "./server-process.ts";
+import { metric, startUrsa, until } from "./server-process.ts";
 
 const SEGMENT = ["--segment-mb", "1"];
 const TYPE = "application/x-ursa-test";
 const MESSAGE = 64 * 1024;
-
-async function metric(u: UrsaProcess, name: string): Promise<number> {
-  const text = await (await fetch(`${u.url}/__ursula/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  if (!line) throw new Error(`no ${name} in the metrics`);
-  return Number(line.split(" ")[1]);
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Every byte of the stream, following Stream-Next-Offset; the responses' ends too. */
 async function readAll(url: string): Promise<{ bytes: Buffer; responses: Response[] }> {

@@ -92,3 +92,24 @@ export async function startUrsa(options: StartOptions = {}): Promise<UrsaProcess
     },
   };
 }
+
+/** One unlabelled sample from the binary's /__ursula/metrics. */
+export async function metric(u: UrsaProcess, name: string): Promise<number> {
+  const text = await (await fetch(`${u.url}/__ursula/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`no ${name} in the metrics`);
+  return Number(line.split(" ")[1]);
+}
+
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Once the store has nothing left to do behind its commits: reclaims, moves and start-up sweeps done. */
+export function caughtUp(u: UrsaProcess, timeoutMs = 30_000): Promise<void> {
+  return until("ursa_background_tasks to read 0", async () => (await metric(u, "ursa_background_tasks")) === 0, timeoutMs);
+}

@@ -277,6 +277,22 @@ describe("forks, retention and deletes", () => {
   }
 });
 
+test("ursa_background_tasks counts the runs waiting to move and a delete's reclaim, and reads 0 once both are done", async () => {
+  const tasks = async () => Number(/^ursa_background_tasks (\d+)$/m.exec(await (await h.request("GET", "/__ursula/metrics")).text())![1]);
+  await fill("/test-b/s", 60);
+  // The runs wait for the mover's next look (a quarter of a second after the appends).
+  expect(await tasks()).toBeGreaterThan(0);
+  await h.store.reclaimed();
+  expect(files().length).toBeGreaterThan(1);
+  expect(await tasks()).toBe(0);
+  expect((await h.request("DELETE", "/test-b/s")).status).toBe(204);
+  // Queued once the delete is durable, before it was answered.
+  expect(await tasks()).toBeGreaterThan(0);
+  await h.store.reclaimed();
+  expect(files()).toEqual([]);
+  expect(await tasks()).toBe(0);
+});
+
 describe("after a crash or a restart", () => {
   test("a file no row refers to is deleted at start-up, and the files are read again", async () => {
     const bytes = await fill("/test-b/s", 60);

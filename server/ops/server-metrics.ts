@@ -107,6 +107,11 @@ export class ServerMetrics implements CommitObserver {
         "Message bytes of byte streams moved to segment files in ursa.sqlite-segments/, which catch-ups are sent from with sendfile; 0 with --postgres.",
         stats.segmentFileBytes,
       )
+      .gauge(
+        "ursa_background_tasks",
+        "Work the store runs behind commits and has not finished: reclaim steps (pinned snapshots aside), byte streams with a run waiting to move to a segment file, start-up sweeps. 0 once caught up.",
+        stats.backgroundTasks,
+      )
       .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve; while the disk is full, only what a restart needs to open the database.", stats.reserveBytes)
       .counter("ursa_storage_damaged_reads_total", "Reads of a stream that met a damaged database page (SQLITE_CORRUPT).", stats.damagedReads)
       .gauge("ursa_storage_damaged_streams", "Streams found stored on damaged database pages; they take no writes.", stats.damagedStreams)

@@ -137,6 +137,12 @@ export interface StoreStats {
   segmentFileBytes: number;
   /** Bytes the disk reserve holds (disk-reserve.ts). */
   reserveBytes: number;
+  /**
+   * Work the engine runs behind commits and has not finished: reclaiming space nothing refers to,
+   * and where it has them, moving runs to segment files and the start-up sweeps. 0 once caught up,
+   * which is how an operator (or a test) knows a large delete has given its space back.
+   */
+  backgroundTasks: number;
 }
 
 export interface Store {

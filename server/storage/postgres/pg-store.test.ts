@@ -488,4 +488,18 @@ describe("stats", () => {
     expect(plain.stats().databaseBytes).toBeGreaterThan(1_000_000);
     expect(plain.stats().walBytes).toBe(0);
   }, 60_000);
+
+  test("background tasks count a replaced snapshot's collection until it is done", async () => {
+    const store = await open(await freshDatabase());
+    await store.create("snap/s", create("snap/s"));
+    await store.append("snap/s", append("abc"));
+    await store.append("snap/s", append("de"));
+    expect((await publish(store, "snap/s", 3, "first")).kind).toBe("published");
+    await store.settle();
+    expect(store.stats().backgroundTasks).toBe(0);
+    expect((await publish(store, "snap/s", 5, "second")).kind).toBe("published");
+    expect(store.stats().backgroundTasks).toBeGreaterThan(0);
+    await store.settle();
+    expect(store.stats().backgroundTasks).toBe(0);
+  }, 60_000);
 });

@@ -438,7 +438,7 @@ export class PgStore extends StreamStore implements Store {
   }
 
   stats(): StoreStats {
-    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, damagedReads: 0, damagedStreams: 0, databaseBytes: this.sizes.databaseBytes, walBytes: this.sizes.walBytes, snapshotFileBytes: 0, segmentFileBytes: 0, reserveBytes: 0 };
+    return { appendedBytes: this.appendedBytes, appendedMessages: this.appendedMessages, damagedReads: 0, damagedStreams: 0, databaseBytes: this.sizes.databaseBytes, walBytes: this.sizes.walBytes, snapshotFileBytes: 0, segmentFileBytes: 0, reserveBytes: 0, backgroundTasks: this.background.size };
   }
 
   onChange(listener: (changes: ToldChange[]) => void): void {

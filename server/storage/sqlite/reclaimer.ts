@@ -100,6 +100,11 @@ export class Reclaimer<Tx> {
     this.push({ kind: "attrs", id });
   }
 
+  /** Tasks queued or running; blobs waiting for their last reader to let go are not counted. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
   /** Resolves once nothing is queued or running (tests, and close()). Pinned blobs are not waited for. */
   settled(): Promise<void> {
     if (!this.running && this.queue.length === 0) return Promise.resolve();

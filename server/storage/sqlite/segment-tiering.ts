@@ -101,6 +101,13 @@ export class SegmentTiering {
     this.appended(streamId, Infinity);
   }
 
+  /** Streams holding a whole run not moved yet (the one moving counts until it is done). */
+  get pending(): number {
+    let n = 0;
+    for (const bytes of this.due.values()) if (bytes >= this.segmentBytes) n++;
+    return n;
+  }
+
   /** Resolves once no move is running or waiting to (tests, and close()). */
   async settled(): Promise<void> {
     while (this.running || (this.timer !== undefined && !this.stopped)) {
