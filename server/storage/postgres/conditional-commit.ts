@@ -46,7 +46,7 @@ export class ConditionalCommit extends BatchQueue<Job> {
     return new Promise<boolean>((resolve, reject) => this.enqueue({ apply, fx, alone: false, resolve, reject }));
   }
 
-  protected async runBatch(jobs: Job[]): Promise<void> {
+  protected async runBatch(jobs: Job[]): Promise<(() => void) | void> {
     // Rows in id order, the order every instance's statements take them in, so that two
     // instances' groups do not deadlock on each other's rows.
     jobs.sort((a, b) => a.apply.next.id - b.apply.next.id);
@@ -71,11 +71,14 @@ export class ConditionalCommit extends BatchQueue<Job> {
       return;
     }
     this.committedBatch(jobs.length, began);
-    const outcomes = jobs.map((job) => [job, applied.has(job.apply.next.id)] as const);
-    this.hooks.committed(
-      outcomes.filter(([, ok]) => ok).map(([job]) => job.fx),
-      mark,
-    );
-    for (const [job, ok] of outcomes) job.resolve(ok);
+    // The next group's streams are none of these (see the header), so its statement may go first.
+    return () => {
+      const outcomes = jobs.map((job) => [job, applied.has(job.apply.next.id)] as const);
+      this.hooks.committed(
+        outcomes.filter(([, ok]) => ok).map(([job]) => job.fx),
+        mark,
+      );
+      for (const [job, ok] of outcomes) job.resolve(ok);
+    };
   }
 }
