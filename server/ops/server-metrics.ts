@@ -109,7 +109,7 @@ export class ServerMetrics implements CommitObserver {
       )
       .gauge(
         "ursa_background_tasks",
-        "Work the store runs behind commits and has not finished: reclaim steps (pinned snapshots aside), byte streams with a run waiting to move to a segment file, start-up sweeps. 0 once caught up.",
+        "Work the store runs behind commits and has not finished: reclaim steps (pinned snapshots aside), byte streams with a run waiting to move to a segment file, deferred message-log rows, start-up sweeps. 0 once caught up.",
         stats.backgroundTasks,
       )
       .gauge("ursa_disk_reserve_bytes", "Space held in ursa.sqlite-reserve; while the disk is full, only what a restart needs to open the database.", stats.reserveBytes)
