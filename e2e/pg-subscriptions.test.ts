@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CLUSTER_HOOK_TIMEOUT_MS, startCluster, startPgUrsa, type PgCluster } from "./pg-instances.ts";
-import type { UrsaProcess } from "./server-process.ts";
+import { until, type UrsaProcess } from "./server-process.ts";
 
 const J = { "content-type": "application/json" };
 let cluster: PgCluster | undefined;
@@ -44,14 +44,6 @@ afterAll(async () => {
 
 const call = (u: UrsaProcess, method: string, path: string, body?: unknown, token?: string) =>
   fetch(`${u.url}${path}`, { method, headers: token ? { ...J, authorization: `Bearer ${token}` } : J, body: body === undefined ? undefined : JSON.stringify(body) });
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("subscriptions on two instances of one PostgreSQL database", () => {
   test("appends through both instances: each generation is delivered once, in order, and everything is acked", async () => {

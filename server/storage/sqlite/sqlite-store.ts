@@ -111,8 +111,8 @@ export class SqliteStore extends StreamStore implements Store {
   private readonly tiering: SegmentTiering | undefined;
   /** The segment files' start-up sweep (close waits for it). */
   private readonly segmentSweep: Promise<void>;
-  /** Start-up sweeps (orphan snapshot files, segment files) not finished yet. */
-  private sweepsLeft = 2;
+  /** Until both start-up sweeps (orphan snapshot files, segment files) are done. */
+  private sweeping = true;
   private readonly fullDisk: FullDisk | undefined;
   private readonly integrityCheck: Worker | undefined;
 
@@ -189,8 +189,7 @@ export class SqliteStore extends StreamStore implements Store {
       const tiering = (this.tiering = this.segmentFiles && startTiering(options, db, this.segmentFiles, health, submit, reclaimer, messages));
       if (tiering) batches.whenDurable((batch) => { for (const [id, bytes] of batch.log.byteStreamBytes) tiering.appended(id, bytes); });
       this.segmentSweep = this.segmentFiles ? sweepSegmentFiles(db, this.segmentFiles, tiering, replayedByteStreams, log) : Promise.resolve();
-      const swept = () => void this.sweepsLeft--;
-      for (const sweep of [this.orphanFiles, this.segmentSweep]) void sweep.then(swept, swept);
+      void Promise.allSettled([this.orphanFiles, this.segmentSweep]).then(() => (this.sweeping = false));
       this.fullDisk = reserve && watchSpace({ db, dbPath: path, reserve, health, log, submit, probe: () => this.probeRow() });
       this.integrityCheck = onDisk && options.integrityCheckUrl !== false ? checkIntegrity(options.integrityCheckUrl ?? new URL("./integrity-check.ts", import.meta.url), path, health, log) : undefined;
     } catch (error) {
@@ -436,7 +435,7 @@ export class SqliteStore extends StreamStore implements Store {
       snapshotFileBytes: this.snapshotFiles?.bytes() ?? 0,
       segmentFileBytes: this.segmentFiles?.bytes() ?? 0,
       ...databaseFileSizes(this.db, this.path),
-      backgroundTasks: this.reclaimer.pending + (this.tiering?.pending ?? 0) + this.sweepsLeft + (this.log.deferred ? 1 : 0),
+      backgroundTasks: this.reclaimer.pending + (this.tiering?.pending ?? 0) + (this.sweeping ? 1 : 0) + (this.log.deferred ? 1 : 0),
     };
   }
 
